@@ -1,0 +1,142 @@
+package skiplock
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// JobGet answers a job, live or archived.
+func (c *Client) JobGet(ctx context.Context, id int64) (*JobRow, error) {
+	return c.driver.JobGet(ctx, id)
+}
+
+// JobListParams filters JobList; see driver.ListParams.
+type JobListParams = driver.ListParams
+
+// JobList answers jobs newest first, live and archived. The last job's id
+// is the cursor (BeforeID) of the next page.
+func (c *Client) JobList(ctx context.Context, p JobListParams) ([]*JobRow, error) {
+	for _, s := range p.States {
+		if !s.Valid() {
+			return nil, invalid("state", "unknown state %q", s)
+		}
+	}
+	if p.Limit < 0 || p.Limit > 10000 {
+		return nil, invalid("limit", "must be between 1 and 10000, got %d", p.Limit)
+	}
+	return c.driver.JobList(ctx, p)
+}
+
+// JobCancel cancels a job: at once when it is not running; a running job's
+// context is cancelled and it ends cancelled when its worker returns.
+func (c *Client) JobCancel(ctx context.Context, id int64) (*JobRow, error) {
+	j, err := c.driver.JobCancel(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if j.State == StateRunning {
+		if err := c.driver.Notifier().NotifyCancel(ctx, id); err != nil {
+			c.log.Warn("notify cancel; the worker will see it on its next heartbeat", "job_id", id, "error", err)
+		}
+		c.running.cancel(id, ErrCancelled)
+	}
+	return j, nil
+}
+
+// JobRetry returns a failed or cancelled job to pending with a fresh retry
+// budget; its error history stays.
+func (c *Client) JobRetry(ctx context.Context, id int64) (*JobRow, error) {
+	j, err := c.driver.JobRetry(ctx, id)
+	if err == nil {
+		c.wake.insertDone(c.driver, []string{j.Queue}, true)
+	}
+	return j, err
+}
+
+// JobPause holds a job that is not running yet until JobResume.
+func (c *Client) JobPause(ctx context.Context, id int64) (*JobRow, error) {
+	return c.driver.JobPause(ctx, id)
+}
+
+// JobResume releases a paused job.
+func (c *Client) JobResume(ctx context.Context, id int64) (*JobRow, error) {
+	j, err := c.driver.JobResume(ctx, id)
+	if err == nil {
+		c.wake.insertDone(c.driver, []string{j.Queue}, true)
+	}
+	return j, err
+}
+
+// QueuePause stops claims from a queue everywhere; running jobs finish.
+func (c *Client) QueuePause(ctx context.Context, name string) error {
+	if name == "" {
+		return invalid("queue", "must not be empty")
+	}
+	return c.driver.QueuePause(ctx, name)
+}
+
+// QueueResume lets workers claim from a paused queue again.
+func (c *Client) QueueResume(ctx context.Context, name string) error {
+	if name == "" {
+		return invalid("queue", "must not be empty")
+	}
+	if err := c.driver.QueueResume(ctx, name); err != nil {
+		return err
+	}
+	c.wake.insertDone(c.driver, []string{name}, true)
+	return nil
+}
+
+// QueueInfo is a queue's settings and job counts.
+type QueueInfo = driver.QueueInfo
+
+// QueueList answers every known queue with its live job counts (and
+// archived ones when withArchive).
+func (c *Client) QueueList(ctx context.Context, withArchive bool) ([]QueueInfo, error) {
+	return c.driver.QueueList(ctx, withArchive)
+}
+
+// inTx runs fn in a transaction of the driver's.
+func (c *Client) inTx(ctx context.Context, fn func(driver.Executor) error) error {
+	tx, err := c.driver.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// insertNext inserts next-stage jobs of parent on exec; they inherit its
+// workflow id and tenant unless they set their own.
+func (c *Client) insertNext(ctx context.Context, exec driver.Executor, parent *JobRow, next []nextJob) ([]driver.InsertResult, error) {
+	params := make([]*driver.InsertParams, len(next))
+	queues := make([]string, len(next))
+	for i, n := range next {
+		opts := InsertOpts{}
+		if n.opts != nil {
+			opts = *n.opts
+		}
+		if opts.WorkflowID == "" {
+			opts.WorkflowID = parent.WorkflowID
+		}
+		if opts.Tenant == "" {
+			opts.Tenant = parent.Tenant
+		}
+		p, err := c.insertParams(n.args, &opts)
+		if err != nil {
+			return nil, fmt.Errorf("next[%d]: %w", i, err)
+		}
+		params[i], queues[i] = p, p.Queue
+	}
+	res, err := exec.JobInsertMany(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	c.wake.insertDone(exec, queues, false)
+	return res, nil
+}

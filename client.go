@@ -1,0 +1,213 @@
+package skiplock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/completer"
+	"github.com/skiplock/skiplock/internal/maintenance"
+)
+
+// Client inserts, works and administers jobs on one database.
+type Client struct {
+	driver  driver.Driver
+	config  Config
+	log     *slog.Logger
+	wake    *waker
+	running *runningSet
+
+	mu        sync.Mutex
+	started   bool
+	producers atomic.Pointer[map[string]*producer]
+	completer *completer.Completer
+	// stopFetch ends claiming; stopAll ends the services after the drain.
+	stopFetch, stopAll context.CancelFunc
+	jobsWG, servicesWG sync.WaitGroup
+}
+
+// NewClient returns a client on drv. It does not start working until Start.
+func NewClient(drv driver.Driver, config *Config) (*Client, error) {
+	if drv == nil {
+		return nil, errors.New("skiplock: driver must not be nil")
+	}
+	if config == nil {
+		config = &Config{}
+	}
+	cfg := config.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	c := &Client{driver: drv, config: cfg, log: cfg.Logger.With("client_id", cfg.ID)}
+	c.running = newRunningSet(c)
+	c.wake = newWaker(drv, c.wakeLocal)
+	return c, nil
+}
+
+// Driver is the driver the client runs on.
+func (c *Client) Driver() driver.Driver { return c.driver }
+
+// ID is the client's worker id.
+func (c *Client) ID() string { return c.config.ID }
+
+// Start begins working the configured queues and running the maintenance
+// services; it rescues expired leases once before the first claim. The
+// client works until Stop; ctx only bounds the start-up.
+func (c *Client) Start(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return errors.New("skiplock: client already started")
+	}
+	if len(c.config.Queues) == 0 {
+		return errors.New("skiplock: client has no queues to work (Config.Queues)")
+	}
+	rescuer := c.rescuer()
+	if err := rescuer.RunOnce(ctx); err != nil {
+		return fmt.Errorf("skiplock: start: rescue expired leases: %w", err)
+	}
+	fetchCtx, stopFetch := context.WithCancel(context.Background())
+	allCtx, stopAll := context.WithCancel(context.Background())
+	c.stopFetch, c.stopAll = stopFetch, stopAll
+	c.completer = completer.New(c.driver, completer.Config{BatchSize: c.config.CompleterBatchSize,
+		OnFlushed: c.flushed, Logger: c.log})
+	c.completer.Start()
+	producers := map[string]*producer{}
+	for name, qc := range c.config.Queues {
+		p := newProducer(c, name, qc)
+		producers[name] = p
+		c.servicesWG.Go(func() { p.run(fetchCtx) })
+	}
+	c.producers.Store(&producers)
+	c.servicesWG.Go(func() { c.listen(allCtx) })
+	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
+	c.servicesWG.Go(func() { c.elector().Run(allCtx) })
+	c.started = true
+	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))
+	return nil
+}
+
+// Stop stops claiming, lets running jobs finish until ctx ends, then
+// cancels the rest and hands them back (pending, no attempt spent), flushes
+// completions and stops the services. Safe to call twice.
+func (c *Client) Stop(ctx context.Context) error { return c.stop(ctx, false) }
+
+// StopAndCancel is Stop that cancels running jobs at once.
+func (c *Client) StopAndCancel(ctx context.Context) error { return c.stop(ctx, true) }
+
+// stop's order matters: claims end first so no new job starts; jobs drain
+// (or are cancelled); completions flush while leases still hold; only then
+// do heartbeats, the listener and leadership end.
+func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
+	c.mu.Lock()
+	if !c.started {
+		c.mu.Unlock()
+		return nil
+	}
+	c.started = false
+	c.mu.Unlock()
+
+	c.stopFetch()
+	if cancelJobs {
+		c.running.cancelAll(ErrStopping)
+	}
+	drained := make(chan struct{})
+	go func() { c.jobsWG.Wait(); close(drained) }()
+	var err error
+	select {
+	case <-drained:
+	case <-ctx.Done():
+		err = fmt.Errorf("skiplock: stop: jobs still running at deadline, cancelled: %w", ctx.Err())
+		c.running.cancelAll(ErrStopping)
+		select {
+		case <-drained:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	flushCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if ferr := c.completer.Stop(flushCtx); ferr != nil && err == nil {
+		err = fmt.Errorf("skiplock: stop: flush completions: %w", ferr)
+	}
+	c.stopAll()
+	c.servicesWG.Wait()
+	c.log.Info("client stopped")
+	return err
+}
+
+func (c *Client) rescuer() *maintenance.Rescuer {
+	return &maintenance.Rescuer{Store: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
+		OnRequeue: func() {
+			for name := range c.config.Queues {
+				c.wakeLocal(name)
+			}
+		}}
+}
+
+// elector runs the leader-only services while this client leads.
+func (c *Client) elector() *maintenance.Elector {
+	var stopLeading context.CancelFunc
+	var leading sync.WaitGroup
+	return &maintenance.Elector{Store: c.driver, Name: "maintenance", ID: c.config.ID, TTL: c.config.LeaderTTL,
+		Logger: c.log, OnChange: func(leader bool) {
+			if !leader {
+				if stopLeading != nil {
+					stopLeading()
+					leading.Wait()
+				}
+				return
+			}
+			var ctx context.Context
+			ctx, stopLeading = context.WithCancel(context.Background())
+			leading.Go(func() { c.rescuer().Run(ctx) })
+			leading.Go(func() {
+				(&maintenance.Scheduler{Store: c.driver, Interval: c.config.SchedulerInterval, Logger: c.log}).Run(ctx)
+			})
+			leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
+		}}
+}
+
+// flushed is told by the completer which jobs are done.
+func (c *Client) flushed(batch []driver.CompleteParams, completed []int64) {
+	done := make(map[int64]bool, len(completed))
+	for _, id := range completed {
+		done[id] = true
+	}
+	for _, p := range batch {
+		if !done[p.ID] {
+			c.log.Warn("completion refused: lease lost", "job_id", p.ID, "attempt", p.Attempt)
+		}
+		c.running.remove(p.ID)
+	}
+}
+
+func (c *Client) wakeLocal(queue string) {
+	if ps := c.producers.Load(); ps != nil {
+		if p := (*ps)[queue]; p != nil {
+			p.wakeUp()
+		}
+	}
+}
+
+// listen delivers wake-ups and cancel requests, reconnecting on failure.
+func (c *Client) listen(ctx context.Context) {
+	n := c.driver.Notifier()
+	wait := 100 * time.Millisecond
+	for ctx.Err() == nil {
+		err := n.Listen(ctx, c.wakeLocal, func(id int64) { c.running.cancel(id, ErrCancelled) })
+		if ctx.Err() != nil {
+			return
+		}
+		c.log.Warn("listen for notifications", "error", err, "retry_in", wait)
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}

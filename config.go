@@ -1,0 +1,130 @@
+package skiplock
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+)
+
+// Defaults of a job and of a Config.
+const (
+	DefaultQueue              = "default"
+	DefaultPriority           = 5
+	DefaultMaxRetries         = 3
+	DefaultMaxWorkers         = 100
+	DefaultLease              = 5 * time.Minute
+	DefaultFetchPollInterval  = time.Second
+	DefaultFetchCooldown      = time.Millisecond
+	DefaultRescueInterval     = 2 * time.Second
+	DefaultSchedulerInterval  = 500 * time.Millisecond
+	DefaultLeaderTTL          = 15 * time.Second
+	DefaultCompleterBatchSize = 1000
+)
+
+// QueueConfig is how a client works one queue.
+type QueueConfig struct {
+	// MaxWorkers is how many jobs of the queue run at once in this client.
+	MaxWorkers int
+}
+
+// Config configures a Client. A client without Queues only inserts and
+// administers; with Queues it also works jobs and runs maintenance.
+type Config struct {
+	// ID names this process in leases and leadership; default host-pid-rand.
+	ID      string
+	Queues  map[string]QueueConfig
+	Workers *Workers
+	Logger  *slog.Logger
+
+	// Lease is the default lease of a claimed job; kinds may override it.
+	Lease time.Duration
+	// HeartbeatInterval extends leases; default a third of the shortest lease.
+	HeartbeatInterval time.Duration
+	// FetchPollInterval is the fallback claim interval when no wake-up comes.
+	FetchPollInterval time.Duration
+	// FetchCooldown is the least time between two claims of one queue.
+	FetchCooldown     time.Duration
+	RescueInterval    time.Duration
+	SchedulerInterval time.Duration
+	LeaderTTL         time.Duration
+	// JobTimeout is the default timeout of a job (0: none).
+	JobTimeout time.Duration
+	// Backoff is the default wait before retry `retry` (DefaultBackoff).
+	Backoff func(retry int) time.Duration
+	// CompleterBatchSize is the most completions flushed in one statement.
+	CompleterBatchSize int
+}
+
+func (c Config) withDefaults() Config {
+	if c.ID == "" {
+		c.ID = defaultClientID()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Workers == nil {
+		c.Workers = NewWorkers()
+	}
+	c.Lease = orDuration(c.Lease, DefaultLease)
+	c.FetchPollInterval = orDuration(c.FetchPollInterval, DefaultFetchPollInterval)
+	c.FetchCooldown = orDuration(c.FetchCooldown, DefaultFetchCooldown)
+	c.RescueInterval = orDuration(c.RescueInterval, DefaultRescueInterval)
+	c.SchedulerInterval = orDuration(c.SchedulerInterval, DefaultSchedulerInterval)
+	c.LeaderTTL = orDuration(c.LeaderTTL, DefaultLeaderTTL)
+	if c.Backoff == nil {
+		c.Backoff = DefaultBackoff
+	}
+	if c.CompleterBatchSize <= 0 {
+		c.CompleterBatchSize = DefaultCompleterBatchSize
+	}
+	queues := make(map[string]QueueConfig, len(c.Queues))
+	for name, q := range c.Queues {
+		if q.MaxWorkers == 0 {
+			q.MaxWorkers = DefaultMaxWorkers
+		}
+		queues[name] = q
+	}
+	c.Queues = queues
+	return c
+}
+
+func (c Config) validate() error {
+	for name, q := range c.Queues {
+		if name == "" {
+			return fmt.Errorf("config: Queues: queue name must not be empty")
+		}
+		if q.MaxWorkers < 0 || q.MaxWorkers > 10000 {
+			return fmt.Errorf("config: Queues[%q].MaxWorkers: must be between 1 and 10000, got %d", name, q.MaxWorkers)
+		}
+	}
+	if len(c.Queues) > 0 && len(c.Workers.byKind) == 0 {
+		return fmt.Errorf("config: Workers: a client that works queues needs at least one worker")
+	}
+	if c.Lease < time.Second {
+		return fmt.Errorf("config: Lease: must be at least 1s, got %s", c.Lease)
+	}
+	if c.HeartbeatInterval < 0 || c.JobTimeout < 0 {
+		return fmt.Errorf("config: HeartbeatInterval and JobTimeout must not be negative")
+	}
+	if len(c.ID) > 200 {
+		return fmt.Errorf("config: ID: must be at most 200 characters")
+	}
+	return nil
+}
+
+func orDuration(v, def time.Duration) time.Duration {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func defaultClientID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+}

@@ -1,0 +1,198 @@
+// Package driver is the boundary between Skiplock's logic and a database.
+// Every SQL statement lives behind the interfaces in this package; a driver
+// (pgdriver, sqlitedriver) implements them and decides nothing about policy.
+package driver
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// JobState is where a job is in its life; see DESIGN.md §3.
+type JobState string
+
+const (
+	StateScheduled JobState = "scheduled"
+	StateWaiting   JobState = "waiting"
+	StatePending   JobState = "pending"
+	StateRunning   JobState = "running"
+	StatePaused    JobState = "paused"
+	StateCompleted JobState = "completed"
+	StateFailed    JobState = "failed"
+	StateCancelled JobState = "cancelled"
+)
+
+// AllStates lists every state, live ones first.
+var AllStates = []JobState{StateScheduled, StateWaiting, StatePending, StateRunning, StatePaused,
+	StateCompleted, StateFailed, StateCancelled}
+
+// Valid reports whether s names a state.
+func (s JobState) Valid() bool {
+	for _, v := range AllStates {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Finished reports whether a job in state s has left the hot table.
+func (s JobState) Finished() bool {
+	return s == StateCompleted || s == StateFailed || s == StateCancelled
+}
+
+// AttemptError is one failed attempt, kept on the job for good.
+type AttemptError struct {
+	Attempt   int       `json:"attempt"`
+	Type      string    `json:"type"`
+	Message   string    `json:"message"`
+	At        time.Time `json:"at"`
+	Retryable bool      `json:"retryable"`
+	Stack     string    `json:"stack,omitempty"`
+}
+
+// Job is a job row as stored, live or archived. Optional text fields are
+// empty when unset; optional JSON fields are nil when unset.
+type Job struct {
+	ID              int64           `json:"id"`
+	Kind            string          `json:"kind"`
+	Op              string          `json:"op"`
+	Queue           string          `json:"queue"`
+	Tenant          string          `json:"tenant"`
+	State           JobState        `json:"state"`
+	Priority        int             `json:"priority"`
+	Payload         json.RawMessage `json:"payload"`
+	Metadata        json.RawMessage `json:"metadata"`
+	Tags            []string        `json:"tags"`
+	Attempt         int             `json:"attempt"`
+	MaxRetries      int             `json:"max_retries"`
+	RunAt           time.Time       `json:"run_at"`
+	CreatedAt       time.Time       `json:"created_at"`
+	StartedAt       *time.Time      `json:"started_at"`
+	FinishedAt      *time.Time      `json:"finished_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+	LeaseUntil      *time.Time      `json:"lease_until"`
+	WorkerID        string          `json:"worker_id"`
+	HeartbeatAt     *time.Time      `json:"heartbeat_at"`
+	Progress        int             `json:"progress"`
+	ProgressMessage string          `json:"progress_message"`
+	Checkpoint      json.RawMessage `json:"checkpoint"`
+	Result          json.RawMessage `json:"result"`
+	Errors          []AttemptError  `json:"errors"`
+	IdempotencyKey  string          `json:"idempotency_key"`
+	DependsOn       []int64         `json:"depends_on"`
+	WorkflowID      string          `json:"workflow_id"`
+	Stage           string          `json:"stage"`
+	CancelRequested bool            `json:"cancel_requested"`
+	// RunOnParentFailure lets a waiting job run when a parent fails or is
+	// cancelled, instead of being cancelled with it.
+	RunOnParentFailure bool `json:"run_on_parent_failure"`
+}
+
+// InsertParams is one job to insert; the logic has applied defaults.
+type InsertParams struct {
+	Kind, Op, Queue, Tenant string
+	Priority, MaxRetries    int
+	Payload, Metadata       json.RawMessage
+	Tags                    []string
+	// RunAt zero means now (the database's clock).
+	RunAt time.Time
+	// IdempotencyKey with UniquePolicy "active" (one live job per key) or
+	// "window" (one job per key created within UniqueWindow).
+	IdempotencyKey     string
+	UniquePolicy       string
+	UniqueWindow       time.Duration
+	DependsOn          []int64
+	RunOnParentFailure bool
+	WorkflowID, Stage  string
+	// Paused inserts the job in the paused state.
+	Paused bool
+}
+
+// InsertResult is an inserted job, or the existing one its key matched.
+type InsertResult struct {
+	Job       *Job
+	Duplicate bool
+}
+
+// ClaimParams asks for up to Max pending jobs of one queue.
+type ClaimParams struct {
+	Queue    string
+	WorkerID string
+	Max      int
+	// Kinds limits the claim to these kinds; empty means any kind.
+	Kinds []string
+	// Leases gives a lease per kind (same index as Kinds); DefaultLease
+	// applies to the rest.
+	Leases       []time.Duration
+	DefaultLease time.Duration
+}
+
+// HeldJob names a running job by its holder: the fence of every transition.
+type HeldJob struct {
+	ID       int64
+	Attempt  int
+	WorkerID string
+}
+
+// HeartbeatParams extends the leases of jobs held by one worker.
+type HeartbeatParams struct {
+	WorkerID string
+	IDs      []int64
+	Attempts []int
+	Leases   []time.Duration
+}
+
+// HeartbeatResult is a job whose lease was extended.
+type HeartbeatResult struct {
+	ID              int64
+	LeaseUntil      time.Time
+	CancelRequested bool
+}
+
+// CompleteParams finishes a held job successfully.
+type CompleteParams struct {
+	HeldJob
+	Result json.RawMessage
+}
+
+// FailParams records a failed attempt. RetryAt nil fails the job for good;
+// otherwise it runs again at RetryAt.
+type FailParams struct {
+	HeldJob
+	Error   AttemptError
+	RetryAt *time.Time
+}
+
+// SnoozeParams reschedules a held job without spending an attempt.
+type SnoozeParams struct {
+	HeldJob
+	RunAt time.Time
+}
+
+// ProgressParams updates what a running job reports about itself. Nil
+// fields are left as they are.
+type ProgressParams struct {
+	HeldJob
+	Progress        *int
+	ProgressMessage *string
+	Checkpoint      json.RawMessage
+	Lease           time.Duration
+}
+
+// ListParams filters a job listing; empty fields match everything. Jobs come
+// newest first; BeforeID > 0 continues a listing (cursor).
+type ListParams struct {
+	States     []JobState
+	Kind       string
+	Queue      string
+	Tenant     *string
+	WorkflowID string
+	BeforeID   int64
+	Limit      int
+}
+
+// RescueResult counts what the rescuer did.
+type RescueResult struct {
+	Requeued, Failed, Cancelled int
+}

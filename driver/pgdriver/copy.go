@@ -1,0 +1,56 @@
+package pgdriver
+
+import (
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+var copyColumns = []string{"id", "kind", "op", "queue", "tenant", "state", "priority", "payload", "metadata",
+	"tags", "max_retries", "run_at", "workflow_id", "stage"}
+
+// copySource feeds COPY one row per job, with ids taken from the sequence.
+type copySource struct {
+	jobs []*driver.InsertParams
+	ids  []int64
+	i    int
+	now  time.Time
+}
+
+func (s *copySource) Next() bool {
+	if s.i == 0 {
+		s.now = time.Now()
+	}
+	s.i++
+	return s.i <= len(s.jobs)
+}
+
+func (s *copySource) Values() ([]any, error) {
+	p := s.jobs[s.i-1]
+	runAt, state := p.RunAt, driver.StatePending
+	if runAt.IsZero() {
+		runAt = s.now
+	}
+	if runAt.After(s.now) {
+		state = driver.StateScheduled
+	}
+	if p.Paused {
+		state = driver.StatePaused
+	}
+	tags := p.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return []any{s.ids[s.i-1], p.Kind, nullString(p.Op), p.Queue, p.Tenant, string(state), int16(p.Priority),
+		jsonOr(p.Payload, "{}"), jsonOr(p.Metadata, "{}"), tags, int32(p.MaxRetries), runAt,
+		nullString(p.WorkflowID), nullString(p.Stage)}, nil
+}
+
+func (s *copySource) Err() error { return nil }
+
+func nullString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,213 @@
+package pgdriver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// JobInsertMany pipelines plain inserts in one round trip; jobs with keys or
+// dependencies take the careful path, one at a time, in a transaction.
+func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams) ([]driver.InsertResult, error) {
+	out := make([]driver.InsertResult, len(jobs))
+	plain := true
+	for _, p := range jobs {
+		if p.IdempotencyKey != "" || len(p.DependsOn) > 0 {
+			plain = false
+		}
+	}
+	if plain {
+		return out, e.insertPipelined(ctx, jobs, out)
+	}
+	err := e.inTx(ctx, func(tx executor) error {
+		for i, p := range jobs {
+			r, err := tx.insertOne(ctx, p)
+			if err != nil {
+				return fmt.Errorf("insert job %d of %d (kind %q): %w", i+1, len(jobs), p.Kind, err)
+			}
+			out[i] = r
+		}
+		return nil
+	})
+	return out, err
+}
+
+func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertParams, out []driver.InsertResult) error {
+	if len(jobs) == 1 {
+		j, err := scanOne(e.q.QueryRow(ctx, q("JobInsert"), insertArgs(jobs[0], false)...))
+		out[0] = driver.InsertResult{Job: j}
+		return err
+	}
+	return e.inTx(ctx, func(tx executor) error {
+		b := &pgx.Batch{}
+		for _, p := range jobs {
+			b.Queue(q("JobInsert"), insertArgs(p, false)...)
+		}
+		br := tx.q.SendBatch(ctx, b)
+		for i := range jobs {
+			j, err := scanOne(br.QueryRow())
+			if err != nil {
+				br.Close()
+				return err
+			}
+			out[i] = driver.InsertResult{Job: j}
+		}
+		return br.Close()
+	})
+}
+
+func insertArgs(p *driver.InsertParams, waiting bool) []any {
+	var runAt *time.Time
+	if !p.RunAt.IsZero() {
+		runAt = &p.RunAt
+	}
+	tags := p.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	deps := p.DependsOn
+	if deps == nil {
+		deps = []int64{}
+	}
+	return []any{p.Kind, p.Op, p.Queue, p.Tenant, p.Paused, waiting, p.Priority, jsonOr(p.Payload, "{}"),
+		jsonOr(p.Metadata, "{}"), tags, runAt, p.MaxRetries, p.IdempotencyKey, deps, p.WorkflowID, p.Stage,
+		p.RunOnParentFailure}
+}
+
+func jsonOr(b []byte, def string) string {
+	if len(b) == 0 {
+		return def
+	}
+	return string(b)
+}
+
+// insertOne inserts one job inside a transaction, honouring its key and its
+// dependencies.
+func (e executor) insertOne(ctx context.Context, p *driver.InsertParams) (driver.InsertResult, error) {
+	parents, err := e.parentStates(ctx, p.DependsOn)
+	if err != nil {
+		return driver.InsertResult{}, err
+	}
+	waiting := false
+	for _, st := range parents {
+		if st != driver.StateCompleted {
+			waiting = true
+		}
+	}
+	args := insertArgs(p, waiting)
+	var res driver.InsertResult
+	if p.IdempotencyKey != "" && p.UniquePolicy == "window" {
+		res, err = e.insertWindowed(ctx, p, args)
+	} else {
+		res, err = e.insertActive(ctx, p, args)
+	}
+	if err != nil || res.Duplicate || !waiting {
+		return res, err
+	}
+	return res, e.linkParents(ctx, res.Job, parents)
+}
+
+// insertActive keeps one live job per key: a conflict returns the holder.
+func (e executor) insertActive(ctx context.Context, p *driver.InsertParams, args []any) (driver.InsertResult, error) {
+	for range 5 {
+		j, err := scanOne(e.q.QueryRow(ctx, q("JobInsert"), args...))
+		if err == nil {
+			return driver.InsertResult{Job: j}, nil
+		}
+		if err != driver.ErrNotFound {
+			return driver.InsertResult{}, err
+		}
+		// The key is live; the holder may finish before we read it, then we try again.
+		j, err = scanOne(e.q.QueryRow(ctx, q("JobByKey"), p.Tenant, p.IdempotencyKey))
+		if err == nil {
+			return driver.InsertResult{Job: j, Duplicate: true}, nil
+		}
+		if err != driver.ErrNotFound {
+			return driver.InsertResult{}, err
+		}
+	}
+	return driver.InsertResult{}, fmt.Errorf("idempotency key %q kept changing hands", p.IdempotencyKey)
+}
+
+// insertWindowed takes the key for the window, or returns the job holding it.
+func (e executor) insertWindowed(ctx context.Context, p *driver.InsertParams, args []any) (driver.InsertResult, error) {
+	var id int64
+	var took bool
+	err := e.q.QueryRow(ctx, q("UniqueKeyTake"), p.Tenant, p.IdempotencyKey, secs(p.UniqueWindow)).Scan(&id, &took)
+	if err == pgx.ErrNoRows {
+		if err := e.q.QueryRow(ctx, q("UniqueKeyHolder"), p.Tenant, p.IdempotencyKey).Scan(&id); err != nil {
+			return driver.InsertResult{}, fmt.Errorf("read holder of key %q: %w", p.IdempotencyKey, err)
+		}
+		j, err := e.JobGet(ctx, id)
+		return driver.InsertResult{Job: j, Duplicate: true}, err
+	}
+	if err != nil {
+		return driver.InsertResult{}, err
+	}
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobInsertWithID"), append(args, id)...))
+	if err == driver.ErrNotFound {
+		// A live job still holds the key after its window: it stays the one.
+		j, err = scanOne(e.q.QueryRow(ctx, q("JobByKey"), p.Tenant, p.IdempotencyKey))
+		return driver.InsertResult{Job: j, Duplicate: true}, err
+	}
+	return driver.InsertResult{Job: j}, err
+}
+
+// parentStates answers the state of each parent, locking live ones so that
+// none finishes unseen while the child links to it.
+func (e executor) parentStates(ctx context.Context, ids []int64) (map[int64]driver.JobState, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := e.q.Query(ctx, q("JobParentStates"), ids)
+	if err != nil {
+		return nil, err
+	}
+	states := map[int64]driver.JobState{}
+	for rows.Next() {
+		var id int64
+		var st string
+		if err := rows.Scan(&id, &st); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		states[id] = driver.JobState(st)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if _, ok := states[id]; !ok {
+			return nil, fmt.Errorf("%w: %d", driver.ErrMissingDependency, id)
+		}
+	}
+	return states, nil
+}
+
+// linkParents records the unfinished parents of a waiting job; a parent that
+// already failed or was cancelled settles the child at once.
+func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[int64]driver.JobState) error {
+	var live []int64
+	for id, st := range parents {
+		if !st.Finished() {
+			live = append(live, id)
+		}
+	}
+	if _, err := e.q.Exec(ctx, q("JobDepInsert"), j.ID, live); err != nil {
+		return err
+	}
+	for id, st := range parents {
+		if st == driver.StateFailed || st == driver.StateCancelled {
+			if err := e.settleDependent(ctx, j.ID, id, st); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := e.q.Exec(ctx, q("JobReleaseWaiting"))
+	return err
+}

@@ -1,0 +1,265 @@
+package pgdriver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
+	ids := make([]int64, 0, len(jobs))
+	err := e.inTx(ctx, func(tx executor) error {
+		rows, err := tx.q.Query(ctx, q("JobNextIDs"), len(jobs))
+		if err != nil {
+			return err
+		}
+		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return err
+		}
+		_, err = tx.q.CopyFrom(ctx, pgx.Identifier{"skiplock_jobs"}, copyColumns, &copySource{jobs: jobs, ids: ids})
+		return err
+	})
+	return ids, err
+}
+
+func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
+	kinds := p.Kinds
+	if kinds == nil {
+		kinds = []string{}
+	}
+	leases := make([]float64, len(p.Leases))
+	for i, l := range p.Leases {
+		leases[i] = secs(l)
+	}
+	return scanJobs(e.q.Query(ctx, q("JobClaim"), p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease)))
+}
+
+func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
+	leases := make([]float64, len(p.Leases))
+	for i, l := range p.Leases {
+		leases[i] = secs(l)
+	}
+	rows, err := e.q.Query(ctx, q("JobHeartbeat"), p.WorkerID, p.IDs, p.Attempts, leases)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.HeartbeatResult, error) {
+		var h driver.HeartbeatResult
+		err := r.Scan(&h.ID, &h.LeaseUntil, &h.CancelRequested)
+		h.LeaseUntil = h.LeaseUntil.UTC()
+		return h, err
+	})
+}
+
+// JobCompleteMany finishes a batch in one statement; the jobs must share a
+// worker id (one process flushes its own).
+func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	ids, attempts := make([]int64, len(jobs)), make([]int32, len(jobs))
+	results := make([]any, len(jobs))
+	for i, c := range jobs {
+		if c.WorkerID != jobs[0].WorkerID {
+			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
+		}
+		ids[i], attempts[i], results[i] = c.ID, int32(c.Attempt), nullable(c.Result)
+	}
+	rows, err := e.q.Query(ctx, q("JobCompleteMany"), jobs[0].WorkerID, ids, attempts, results)
+	if err != nil {
+		return nil, err
+	}
+	var done []int64
+	var released int64
+	for rows.Next() {
+		var id int64
+		var state string
+		if err := rows.Scan(&id, &state, &released); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		done = append(done, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if released > 0 {
+		_, err = e.releaseWaiting(ctx)
+	}
+	return done, err
+}
+
+func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		cancelled, err := tx.lockHeld(ctx, p.HeldJob)
+		if err != nil {
+			return err
+		}
+		entry := errorEntry(&p.Error)
+		if p.RetryAt != nil && !cancelled {
+			out, err = scanOne(tx.q.QueryRow(ctx, q("JobRetryLater"), p.ID, p.Attempt, p.WorkerID, *p.RetryAt, entry, 0))
+			return err
+		}
+		state := driver.StateFailed
+		if cancelled {
+			state = driver.StateCancelled
+		}
+		out, err = tx.archiveHeld(ctx, p.HeldJob, state, entry)
+		return err
+	})
+	return out, err
+}
+
+func (e executor) JobSnooze(ctx context.Context, p driver.SnoozeParams) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		cancelled, err := tx.lockHeld(ctx, p.HeldJob)
+		if err != nil {
+			return err
+		}
+		if cancelled {
+			out, err = tx.archiveHeld(ctx, p.HeldJob, driver.StateCancelled, "[]")
+			return err
+		}
+		out, err = scanOne(tx.q.QueryRow(ctx, q("JobRetryLater"), p.ID, p.Attempt, p.WorkerID, p.RunAt, "[]", 1))
+		return err
+	})
+	return out, err
+}
+
+// lockHeld locks a held job and answers whether it was asked to cancel.
+func (e executor) lockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
+	err = e.q.QueryRow(ctx, q("JobHeldForUpdate"), h.ID, h.Attempt, h.WorkerID).Scan(&cancelRequested)
+	if err == pgx.ErrNoRows {
+		return false, driver.ErrLeaseLost
+	}
+	return cancelRequested, err
+}
+
+// archiveHeld finishes a held job as failed or cancelled and settles its
+// dependents.
+func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry string) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobArchiveHeld"), h.ID, h.Attempt, h.WorkerID, string(state), entry))
+	if err == driver.ErrNotFound {
+		return nil, driver.ErrLeaseLost
+	}
+	if err != nil {
+		return nil, err
+	}
+	return j, e.settleParents(ctx, []int64{j.ID})
+}
+
+func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
+	var h driver.HeartbeatResult
+	err := e.q.QueryRow(ctx, q("JobProgress"), p.ID, p.Attempt, p.WorkerID, p.Progress, p.ProgressMessage,
+		nullable(p.Checkpoint), secs(p.Lease)).Scan(&h.ID, &h.LeaseUntil, &h.CancelRequested)
+	if err == pgx.ErrNoRows {
+		return nil, driver.ErrLeaseLost
+	}
+	h.LeaseUntil = h.LeaseUntil.UTC()
+	return &h, err
+}
+
+func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
+	return scanOne(e.q.QueryRow(ctx, q("JobGet"), id))
+}
+
+func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	live, archived := len(p.States) == 0, len(p.States) == 0
+	states := make([]string, len(p.States))
+	for i, s := range p.States {
+		states[i] = string(s)
+		live = live || !s.Finished()
+		archived = archived || s.Finished()
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	return scanJobs(e.q.Query(ctx, q("JobList"), live, states, p.Kind, p.Queue, p.Tenant, p.WorkflowID,
+		p.BeforeID, limit, archived))
+}
+
+// JobCancel cancels a live job; see driver.JobStore.
+func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		state, err := tx.liveState(ctx, id)
+		if err != nil {
+			return err
+		}
+		if state == driver.StateRunning {
+			out, err = scanOne(tx.q.QueryRow(ctx, q("JobRequestCancel"), id))
+			return err
+		}
+		out, err = scanOne(tx.q.QueryRow(ctx, q("JobArchiveLive"), id, "[]"))
+		if err != nil {
+			return err
+		}
+		return tx.settleParents(ctx, []int64{id})
+	})
+	return out, err
+}
+
+// liveState locks a live job and answers its state; a finished job is
+// ErrWrongState, an unknown one ErrNotFound.
+func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
+	var st string
+	err := e.q.QueryRow(ctx, q("JobLiveForUpdate"), id).Scan(&st)
+	if err == nil {
+		return driver.JobState(st), nil
+	}
+	if err != pgx.ErrNoRows {
+		return "", err
+	}
+	err = e.q.QueryRow(ctx, q("JobArchivedState"), id).Scan(&st)
+	if err == pgx.ErrNoRows {
+		return "", driver.ErrNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	return driver.JobState(st), fmt.Errorf("%w: job %d is %s", driver.ErrWrongState, id, st)
+}
+
+func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobUnarchive"), id))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "retry")
+	}
+	if isUniqueViolation(err) {
+		return nil, fmt.Errorf("%w: a live job holds its idempotency key", driver.ErrWrongState)
+	}
+	return j, err
+}
+
+func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobPause"), id))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "pause")
+	}
+	return j, err
+}
+
+func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobResume"), id))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "resume")
+	}
+	return j, err
+}
+
+// explainState turns "no row changed" into ErrNotFound or ErrWrongState.
+func (e executor) explainState(ctx context.Context, id int64, op string) error {
+	j, err := e.JobGet(ctx, id)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: cannot %s job %d in state %s", driver.ErrWrongState, op, id, j.State)
+}

@@ -1,0 +1,110 @@
+// Package pgdriver runs Skiplock on PostgreSQL through pgx v5. Claims use
+// FOR UPDATE SKIP LOCKED; wake-ups use LISTEN/NOTIFY; finished jobs move to
+// an archive partitioned by day.
+package pgdriver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// querier is what both a pool and a transaction can do.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+	CopyFrom(ctx context.Context, table pgx.Identifier, cols []string, src pgx.CopyFromSource) (int64, error)
+	Begin(ctx context.Context) (pgx.Tx, error)
+}
+
+// Driver is the PostgreSQL driver. The caller owns the pool.
+type Driver struct {
+	executor
+	pool     *pgxpool.Pool
+	notifier *notifier
+}
+
+// New returns a driver on pool. The schema is the pool's search_path (set
+// it with `?search_path=name` in the URL to keep several apart).
+func New(pool *pgxpool.Pool) *Driver {
+	d := &Driver{pool: pool, notifier: &notifier{pool: pool}}
+	d.executor = executor{q: pool, n: d.notifier}
+	return d
+}
+
+// Connect opens a pool for url and returns a driver on it; Close closes it.
+func Connect(ctx context.Context, url string) (*Driver, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	return New(pool), nil
+}
+
+// Pool is the pool the driver runs on.
+func (d *Driver) Pool() *pgxpool.Pool { return d.pool }
+
+// Close closes the pool.
+func (d *Driver) Close() { d.pool.Close() }
+
+func (d *Driver) Name() string { return "postgres" }
+
+func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
+	tx, err := d.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &executorTx{executor: executor{q: tx, n: d.notifier}, tx: tx}, nil
+}
+
+func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
+	t, ok := tx.(pgx.Tx)
+	if !ok {
+		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
+	}
+	return executor{q: t, n: d.notifier}, nil
+}
+
+func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
+
+func (d *Driver) Notifier() driver.Notifier { return d.notifier }
+
+// executor runs the statements on a pool or a transaction.
+type executor struct {
+	q querier
+	n *notifier
+}
+
+type executorTx struct {
+	executor
+	tx pgx.Tx
+}
+
+func (t *executorTx) Commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
+func (t *executorTx) Rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }
+
+// inTx runs fn in a transaction: a new one, or a savepoint in the caller's.
+func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
+	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n}) })
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}

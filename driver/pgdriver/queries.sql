@@ -1,0 +1,298 @@
+-- Every statement of the PostgreSQL driver. {{cols}} expands to the job
+-- columns in scan order; {{cols d: col=expr, …}} to the same list read from
+-- alias d with the named columns replaced (see sqlset.go).
+
+-- name: JobInsert
+INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
+    max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
+VALUES ($1, nullif($2, ''), $3, $4,
+    CASE WHEN $5::boolean THEN 'paused' WHEN $6::boolean THEN 'waiting'
+         WHEN coalesce($11::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
+    $7, $8, $9, $10, $12, coalesce($11::timestamptz, now()), nullif($13, ''), $14, nullif($15, ''), nullif($16, ''), $17)
+ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+RETURNING {{cols}};
+
+-- name: JobByKey
+SELECT {{cols}} FROM skiplock_jobs WHERE tenant = $1 AND idempotency_key = $2;
+
+-- name: UniqueKeyTake
+INSERT INTO skiplock_unique_keys (tenant, key, job_id, expires_at)
+VALUES ($1, $2, nextval('skiplock_jobs_id_seq'), now() + make_interval(secs => $3::float8))
+ON CONFLICT (tenant, key) DO UPDATE SET job_id = EXCLUDED.job_id, expires_at = EXCLUDED.expires_at
+    WHERE skiplock_unique_keys.expires_at <= now()
+RETURNING job_id, true;
+
+-- name: UniqueKeyHolder
+SELECT job_id FROM skiplock_unique_keys WHERE tenant = $1 AND key = $2;
+
+-- name: JobInsertWithID
+INSERT INTO skiplock_jobs (id, kind, op, queue, tenant, state, priority, payload, metadata, tags,
+    max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
+VALUES ($18, $1, nullif($2, ''), $3, $4,
+    CASE WHEN $5::boolean THEN 'paused' WHEN $6::boolean THEN 'waiting'
+         WHEN coalesce($11::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
+    $7, $8, $9, $10, $12, coalesce($11::timestamptz, now()), nullif($13, ''), $14, nullif($15, ''), nullif($16, ''), $17)
+ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+RETURNING {{cols}};
+
+-- name: JobNextIDs
+SELECT nextval('skiplock_jobs_id_seq') FROM generate_series(1, $1);
+
+-- name: JobParentStates
+SELECT id, state FROM skiplock_jobs WHERE id = ANY($1) FOR SHARE
+UNION ALL
+SELECT id, state FROM skiplock_jobs_archive WHERE id = ANY($1);
+
+-- name: JobDepInsert
+INSERT INTO skiplock_job_deps (job_id, parent_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING;
+
+-- name: JobClaim
+WITH picked AS (
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'pending' AND queue = $1
+      AND (cardinality($3::text[]) = 0 OR kind = ANY($3::text[]))
+      AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
+    ORDER BY priority DESC, run_at, id
+    LIMIT $4
+    FOR UPDATE SKIP LOCKED
+)
+UPDATE skiplock_jobs j
+SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = now(), heartbeat_at = now(),
+    updated_at = now(),
+    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($3::text[], j.kind)], $6::float8))
+FROM picked WHERE j.id = picked.id
+RETURNING {{cols j:}};
+
+-- name: JobHeartbeat
+UPDATE skiplock_jobs j
+SET lease_until = now() + make_interval(secs => c.lease), heartbeat_at = now()
+FROM unnest($2::bigint[], $3::int[], $4::float8[]) AS c(id, attempt, lease)
+WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = 'running'
+RETURNING j.id, j.lease_until, j.cancel_requested;
+
+-- name: JobCompleteMany
+WITH c AS (
+    SELECT * FROM unnest($2::bigint[], $3::int[], $4::jsonb[]) AS c(id, attempt, result)
+), d AS (
+    DELETE FROM skiplock_jobs j USING c
+    WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = 'running'
+    RETURNING j.*, c.result AS new_result
+), a AS (
+    INSERT INTO skiplock_jobs_archive ({{cols}})
+    SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=d.new_result, finished_at=now(), updated_at=now(), lease_until=NULL, progress=CASE WHEN d.cancel_requested THEN d.progress ELSE 100 END}}
+    FROM d
+    RETURNING id, state
+), released AS (
+    DELETE FROM skiplock_job_deps WHERE parent_id IN (SELECT id FROM a WHERE state = 'completed')
+    RETURNING job_id, parent_id
+)
+SELECT id, state, (SELECT count(*) FROM released) FROM a;
+
+-- name: JobHeldForUpdate
+SELECT cancel_requested FROM skiplock_jobs
+WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+FOR UPDATE;
+
+-- name: JobArchiveHeld
+WITH d AS (
+    DELETE FROM skiplock_jobs WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+    RETURNING *
+)
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols d: state=$4, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || $5::jsonb}}
+FROM d
+RETURNING {{cols}};
+
+-- name: JobRetryLater
+UPDATE skiplock_jobs
+SET state = CASE WHEN $4::timestamptz <= now() THEN 'pending' ELSE 'scheduled' END, run_at = $4,
+    attempt = attempt - $6, worker_id = NULL, lease_until = NULL, errors = errors || $5::jsonb, updated_at = now()
+WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+RETURNING {{cols}};
+
+-- name: JobProgress
+UPDATE skiplock_jobs
+SET progress = coalesce($4, progress), progress_message = coalesce($5, progress_message),
+    checkpoint = coalesce($6::jsonb, checkpoint), heartbeat_at = now(), updated_at = now(),
+    lease_until = CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) ELSE lease_until END
+WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+RETURNING id, lease_until, cancel_requested;
+
+-- name: JobGet
+SELECT {{cols}} FROM skiplock_jobs WHERE id = $1
+UNION ALL
+(SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = $1 LIMIT 1)
+LIMIT 1;
+
+-- name: JobList
+(SELECT {{cols}} FROM skiplock_jobs
+ WHERE $1::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
+   AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
+   AND ($6 = '' OR workflow_id = $6) AND ($7 = 0 OR id < $7)
+ ORDER BY id DESC LIMIT $8)
+UNION ALL
+(SELECT {{cols}} FROM skiplock_jobs_archive
+ WHERE $9::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
+   AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
+   AND ($6 = '' OR workflow_id = $6) AND ($7 = 0 OR id < $7)
+ ORDER BY id DESC LIMIT $8)
+ORDER BY id DESC LIMIT $8;
+
+-- name: JobLiveForUpdate
+SELECT state FROM skiplock_jobs WHERE id = $1 FOR UPDATE;
+
+-- name: JobArchivedState
+SELECT state FROM skiplock_jobs_archive WHERE id = $1 LIMIT 1;
+
+-- name: JobArchiveLive
+WITH d AS (
+    DELETE FROM skiplock_jobs WHERE id = $1 AND state IN ('pending', 'scheduled', 'waiting', 'paused')
+    RETURNING *
+)
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now(), errors=d.errors || $2::jsonb}}
+FROM d
+RETURNING {{cols}};
+
+-- name: JobRequestCancel
+UPDATE skiplock_jobs SET cancel_requested = true, updated_at = now()
+WHERE id = $1 AND state = 'running'
+RETURNING {{cols}};
+
+-- name: JobUnarchive
+WITH d AS (
+    DELETE FROM skiplock_jobs_archive WHERE id = $1 AND state IN ('failed', 'cancelled')
+    RETURNING *
+)
+INSERT INTO skiplock_jobs ({{cols}})
+SELECT {{cols d: state='pending', attempt=0, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
+FROM d
+RETURNING {{cols}};
+
+-- name: JobPause
+UPDATE skiplock_jobs SET state = 'paused', updated_at = now()
+WHERE id = $1 AND state IN ('pending', 'scheduled', 'waiting')
+RETURNING {{cols}};
+
+-- name: JobResume
+UPDATE skiplock_jobs j
+SET state = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.job_id = j.id) THEN 'waiting'
+                 WHEN j.run_at > now() THEN 'scheduled' ELSE 'pending' END,
+    updated_at = now()
+WHERE j.id = $1 AND j.state = 'paused'
+RETURNING {{cols}};
+
+-- name: JobRescueRequeue
+WITH x AS (
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'running' AND lease_until < now() AND attempt <= max_retries AND NOT cancel_requested
+    ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED
+)
+UPDATE skiplock_jobs j
+SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = now(),
+    errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'type', 'lease_expired',
+        'message', 'lease expired', 'at', now(), 'retryable', true))
+FROM x WHERE j.id = x.id
+RETURNING j.queue;
+
+-- name: JobRescueFinal
+WITH d AS (
+    DELETE FROM skiplock_jobs WHERE id IN (
+        SELECT id FROM skiplock_jobs
+        WHERE state = 'running' AND lease_until < now() AND (attempt > max_retries OR cancel_requested)
+        ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED)
+    RETURNING *
+)
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'failed' END, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || CASE WHEN d.cancel_requested THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object('attempt', d.attempt, 'type', 'lease_expired', 'message', 'lease expired', 'at', now(), 'retryable', false)) END}}
+FROM d
+RETURNING id, state;
+
+-- name: JobPromoteScheduled
+WITH x AS (
+    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= now()
+    ORDER BY run_at LIMIT $1 FOR UPDATE SKIP LOCKED
+)
+UPDATE skiplock_jobs j SET state = 'pending', updated_at = now()
+FROM x WHERE j.id = x.id
+RETURNING j.queue;
+
+-- name: DepsSettled
+-- Dependencies whose parent has finished, oldest first.
+SELECT d.job_id, d.parent_id, a.state
+FROM skiplock_job_deps d JOIN skiplock_jobs_archive a ON a.id = d.parent_id
+LIMIT $1;
+
+-- name: DepsOfParents
+DELETE FROM skiplock_job_deps WHERE parent_id = ANY($1) RETURNING job_id, parent_id;
+
+-- name: DepDelete
+DELETE FROM skiplock_job_deps WHERE job_id = $1 AND parent_id = $2;
+
+-- name: JobReleaseWaiting
+UPDATE skiplock_jobs j
+SET state = CASE WHEN j.run_at > now() THEN 'scheduled' ELSE 'pending' END, updated_at = now()
+WHERE j.state = 'waiting' AND NOT EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.job_id = j.id)
+RETURNING j.queue;
+
+-- name: JobCancelDependent
+WITH d AS (
+    DELETE FROM skiplock_jobs WHERE id = $1 AND state IN ('waiting', 'paused') AND NOT run_on_parent_failure
+    RETURNING *
+)
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now(), errors=d.errors || jsonb_build_array(jsonb_build_object('attempt', d.attempt, 'type', 'dependency', 'message', $2::text, 'at', now(), 'retryable', false))}}
+FROM d
+RETURNING id;
+
+-- name: QueuePause
+INSERT INTO skiplock_queues (name, paused) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now();
+
+-- name: QueueCountsLive
+SELECT queue, state, count(*), coalesce(extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'pending')), 0)
+FROM skiplock_jobs GROUP BY queue, state;
+
+-- name: QueueCountsArchive
+SELECT queue, state, count(*), 0::float8 FROM skiplock_jobs_archive GROUP BY queue, state;
+
+-- name: QueueSettings
+SELECT name, paused FROM skiplock_queues;
+
+-- name: LeaderAttempt
+INSERT INTO skiplock_leaders (name, leader_id, expires_at)
+VALUES ($1, $2, now() + make_interval(secs => $3::float8))
+ON CONFLICT (name) DO UPDATE
+SET leader_id = EXCLUDED.leader_id, expires_at = EXCLUDED.expires_at,
+    elected_at = CASE WHEN skiplock_leaders.leader_id = EXCLUDED.leader_id THEN skiplock_leaders.elected_at ELSE now() END
+WHERE skiplock_leaders.leader_id = EXCLUDED.leader_id OR skiplock_leaders.expires_at < now()
+RETURNING leader_id;
+
+-- name: LeaderResign
+DELETE FROM skiplock_leaders WHERE name = $1 AND leader_id = $2;
+
+-- name: ScheduleUpsert
+INSERT INTO skiplock_schedules (tenant, key, kind, queue, payload, every_seconds, next_run_at)
+VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now()))
+ON CONFLICT (tenant, key) DO UPDATE
+SET kind = EXCLUDED.kind, queue = EXCLUDED.queue, payload = EXCLUDED.payload,
+    every_seconds = EXCLUDED.every_seconds, next_run_at = EXCLUDED.next_run_at, updated_at = now()
+RETURNING tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at;
+
+-- name: ScheduleDelete
+DELETE FROM skiplock_schedules WHERE tenant = $1 AND key = $2;
+
+-- name: ScheduleList
+SELECT tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at
+FROM skiplock_schedules WHERE $1::text IS NULL OR tenant = $1 ORDER BY tenant, key;
+
+-- name: ScheduleDue
+SELECT tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at
+FROM skiplock_schedules WHERE next_run_at <= now()
+ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED;
+
+-- name: ScheduleAdvance
+UPDATE skiplock_schedules SET next_run_at = $3, updated_at = now() WHERE tenant = $1 AND key = $2;
+
+-- name: Notify
+SELECT pg_notify($1, q) FROM unnest($2::text[]) AS q;

@@ -1,0 +1,100 @@
+package pgdriver
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+func (e executor) QueuePause(ctx context.Context, name string) error {
+	_, err := e.q.Exec(ctx, q("QueuePause"), name, true)
+	return err
+}
+
+func (e executor) QueueResume(ctx context.Context, name string) error {
+	_, err := e.q.Exec(ctx, q("QueuePause"), name, false)
+	return err
+}
+
+func (e executor) QueueNotify(ctx context.Context, queues []string) error {
+	ch, _, err := e.n.channels(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = e.q.Exec(ctx, q("Notify"), ch, queues)
+	return err
+}
+
+func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.QueueInfo, error) {
+	byName := map[string]*driver.QueueInfo{}
+	get := func(name string) *driver.QueueInfo {
+		if byName[name] == nil {
+			byName[name] = &driver.QueueInfo{Name: name, Counts: map[driver.JobState]int64{}}
+		}
+		return byName[name]
+	}
+	rows, err := e.q.Query(ctx, q("QueueSettings"))
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var name string
+		var paused bool
+		if err := rows.Scan(&name, &paused); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		get(name).Paused = paused
+	}
+	rows.Close()
+	stmts := []string{"QueueCountsLive"}
+	if withArchive {
+		stmts = append(stmts, "QueueCountsArchive")
+	}
+	for _, stmt := range stmts {
+		rows, err := e.q.Query(ctx, q(stmt))
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var name, state string
+			var n int64
+			var age float64
+			if err := rows.Scan(&name, &state, &n, &age); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			qi := get(name)
+			qi.Counts[driver.JobState(state)] += n
+			if state == string(driver.StatePending) && age > 0 {
+				qi.OldestPendingAge = time.Duration(age * float64(time.Second))
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]driver.QueueInfo, 0, len(byName))
+	for _, qi := range byName {
+		out = append(out, *qi)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (e executor) LeaderAttempt(ctx context.Context, name, id string, ttl time.Duration) (bool, error) {
+	rows, err := e.q.Query(ctx, q("LeaderAttempt"), name, id, secs(ttl))
+	if err != nil {
+		return false, err
+	}
+	leaders, err := collectStrings(rows, nil)
+	return len(leaders) == 1 && leaders[0] == id, err
+}
+
+func (e executor) LeaderResign(ctx context.Context, name, id string) error {
+	_, err := e.q.Exec(ctx, q("LeaderResign"), name, id)
+	return err
+}

@@ -1,0 +1,160 @@
+package skiplock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"runtime/debug"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+func (c *Client) leaseOf(w *registeredWorker) time.Duration {
+	if w.opts.Lease > 0 {
+		return w.opts.Lease
+	}
+	return c.config.Lease
+}
+
+// execute works one claimed job and records its outcome.
+func (c *Client) execute(row *JobRow) {
+	w := c.config.Workers.byKind[row.Kind]
+	if w == nil {
+		// Claims name our kinds, so this is a job whose kind was removed.
+		c.recordFailure(&runningJob{client: c, row: row}, Permanent(fmt.Errorf("no worker for kind %q", row.Kind)))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	run := &runningJob{client: c, row: row, lease: c.leaseOf(w), cancel: cancel,
+		timeout: w.opts.Timeout, backoff: w.opts.Backoff}
+	if run.timeout == 0 {
+		run.timeout = c.config.JobTimeout
+	}
+	if run.backoff == nil {
+		run.backoff = c.config.Backoff
+	}
+	c.running.add(run)
+	workCtx := ctx
+	if run.timeout > 0 {
+		var stop context.CancelFunc
+		workCtx, stop = context.WithTimeoutCause(ctx, run.timeout, fmt.Errorf("job timed out after %s", run.timeout))
+		defer stop()
+	}
+	err := c.callWorker(workCtx, w, row, run)
+	if cause := context.Cause(ctx); cause != nil && err != nil {
+		err = fmt.Errorf("%w (%w)", err, cause)
+	}
+	switch {
+	case err == nil && len(run.next) > 0:
+		c.completeWithNext(run)
+	case err == nil:
+		c.completer.Add(driver.CompleteParams{HeldJob: run.held(), Result: run.result})
+	case errors.Is(err, ErrLeaseLost):
+		c.running.remove(row.ID) // another worker has it now
+	case errors.Is(err, ErrStopping):
+		c.handBack(run)
+	default:
+		c.recordFailure(run, err)
+	}
+}
+
+// callWorker runs the worker, turning a panic into an error with its stack.
+func (c *Client) callWorker(ctx context.Context, w *registeredWorker, row *JobRow, run *runningJob) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &panicError{value: r, stack: string(debug.Stack())}
+		}
+	}()
+	return w.work(ctx, row, run)
+}
+
+type panicError struct {
+	value any
+	stack string
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+
+// recordFailure retries the job with backoff, snoozes it, or fails it for
+// good when it is permanent or out of retries.
+func (c *Client) recordFailure(run *runningJob, err error) {
+	defer c.running.remove(run.row.ID)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var snooze *SnoozeError
+	if errors.As(err, &snooze) {
+		_, serr := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
+		c.logOutcome(run, "snoozed", serr)
+		return
+	}
+	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: err.Error(),
+		At: time.Now().UTC(), Retryable: !IsPermanent(err) && run.row.Attempt <= run.row.MaxRetries}
+	var pe *panicError
+	if errors.As(err, &pe) {
+		entry.Stack = pe.stack
+	}
+	p := driver.FailParams{HeldJob: run.held(), Error: entry}
+	if entry.Retryable {
+		backoff := c.config.Backoff
+		if run.backoff != nil {
+			backoff = run.backoff
+		}
+		at := time.Now().Add(backoff(run.row.Attempt - 1))
+		p.RetryAt = &at
+	}
+	_, ferr := c.driver.JobFail(ctx, p)
+	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
+}
+
+// handBack returns a job cancelled by shutdown to pending, attempt unspent.
+func (c *Client) handBack(run *runningJob) {
+	defer c.running.remove(run.row.ID)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now()})
+	c.logOutcome(run, "handed back", err)
+}
+
+// completeWithNext completes the job and inserts its next stages in one
+// transaction: both happen or neither.
+func (c *Client) completeWithNext(run *runningJob) {
+	defer c.running.remove(run.row.ID)
+	err := c.inTx(context.Background(), func(tx driver.Executor) error {
+		done, err := tx.JobCompleteMany(context.Background(), []driver.CompleteParams{{HeldJob: run.held(), Result: run.result}})
+		if err != nil {
+			return err
+		}
+		if len(done) == 0 {
+			return ErrLeaseLost
+		}
+		_, err = c.insertNext(context.Background(), tx, run.row, run.next)
+		return err
+	})
+	c.logOutcome(run, "completed with next stages", err)
+}
+
+func (c *Client) logOutcome(run *runningJob, what string, err error, attrs ...any) {
+	attrs = append(attrs, "job_id", run.row.ID, "kind", run.row.Kind, "queue", run.row.Queue, "attempt", run.row.Attempt)
+	if err != nil {
+		c.log.Warn("job "+what+": not recorded", append(attrs, "record_error", err)...)
+		return
+	}
+	c.log.Debug("job "+what, attrs...)
+}
+
+func errorType(err error) string {
+	var pe *panicError
+	switch {
+	case errors.As(err, &pe):
+		return "panic"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(err) {
+		err = u
+	}
+	return reflect.TypeOf(err).String()
+}

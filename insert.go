@@ -1,0 +1,190 @@
+package skiplock
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// InsertOpts are a job's options; zero values take the kind's contract,
+// then the defaults.
+type InsertOpts struct {
+	Queue string
+	// Priority 0–10, higher first; nil means the default (5).
+	Priority *int
+	// RunAt, or Delay from now, schedules the job for later.
+	RunAt time.Time
+	Delay time.Duration
+	// MaxRetries after the first attempt; nil means the default (3).
+	MaxRetries *int
+	Tags       []string
+	Metadata   json.RawMessage
+	Tenant     string
+	Op         string
+	// IdempotencyKey makes a second insert while the first job is live
+	// return that job (InsertResult.Duplicate).
+	IdempotencyKey string
+	// DependsOn makes the job wait until every named job completed.
+	DependsOn []int64
+	// RunOnParentFailure lets the job run when a parent fails or is
+	// cancelled, instead of being cancelled with it.
+	RunOnParentFailure bool
+	WorkflowID, Stage  string
+}
+
+// Int returns a pointer to v, for InsertOpts.Priority and MaxRetries.
+func Int(v int) *int { return &v }
+
+// InsertResult is the inserted job, or the live one its key matched.
+type InsertResult struct {
+	Job       *JobRow
+	Duplicate bool
+}
+
+// InsertManyParams is one job of InsertMany.
+type InsertManyParams struct {
+	Args JobArgs
+	Opts *InsertOpts
+}
+
+// Insert enqueues one job.
+func (c *Client) Insert(ctx context.Context, args JobArgs, opts *InsertOpts) (*InsertResult, error) {
+	return c.insertOn(ctx, c.driver, args, opts, true)
+}
+
+// InsertTx enqueues one job inside the caller's transaction (a pgx.Tx on
+// PostgreSQL, a *sql.Tx on SQLite): if it rolls back, there is no job.
+func (c *Client) InsertTx(ctx context.Context, tx any, args JobArgs, opts *InsertOpts) (*InsertResult, error) {
+	exec, err := c.driver.UnwrapTx(tx)
+	if err != nil {
+		return nil, err
+	}
+	return c.insertOn(ctx, exec, args, opts, false)
+}
+
+func (c *Client) insertOn(ctx context.Context, exec driver.Executor, args JobArgs, opts *InsertOpts, committed bool) (*InsertResult, error) {
+	p, err := c.insertParams(args, opts)
+	if err != nil {
+		return nil, err
+	}
+	res, err := exec.JobInsertMany(ctx, []*driver.InsertParams{p})
+	if err != nil {
+		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
+	}
+	c.wake.insertDone(exec, []string{p.Queue}, committed)
+	return &InsertResult{Job: res[0].Job, Duplicate: res[0].Duplicate}, nil
+}
+
+// InsertMany enqueues many jobs at once (COPY on PostgreSQL) and answers
+// their ids in order. Jobs with idempotency keys or dependencies take the
+// careful path; a duplicate answers the id of the live job.
+func (c *Client) InsertMany(ctx context.Context, jobs []InsertManyParams) ([]int64, error) {
+	return c.insertMany(ctx, c.driver, jobs, true)
+}
+
+// InsertManyTx is InsertMany inside the caller's transaction.
+func (c *Client) InsertManyTx(ctx context.Context, tx any, jobs []InsertManyParams) ([]int64, error) {
+	exec, err := c.driver.UnwrapTx(tx)
+	if err != nil {
+		return nil, err
+	}
+	return c.insertMany(ctx, exec, jobs, false)
+}
+
+func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []InsertManyParams, committed bool) ([]int64, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	params := make([]*driver.InsertParams, len(jobs))
+	careful := false
+	queues := map[string]bool{}
+	for i, j := range jobs {
+		p, err := c.insertParams(j.Args, j.Opts)
+		if err != nil {
+			return nil, fmt.Errorf("job %d: %w", i, err)
+		}
+		params[i] = p
+		careful = careful || p.IdempotencyKey != "" || len(p.DependsOn) > 0
+		queues[p.Queue] = true
+	}
+	var ids []int64
+	if careful {
+		res, err := exec.JobInsertMany(ctx, params)
+		if err != nil {
+			return nil, fmt.Errorf("insert %d jobs: %w", len(jobs), err)
+		}
+		ids = make([]int64, len(res))
+		for i, r := range res {
+			ids[i] = r.Job.ID
+		}
+	} else {
+		var err error
+		if ids, err = exec.JobInsertFast(ctx, params); err != nil {
+			return nil, fmt.Errorf("insert %d jobs: %w", len(jobs), err)
+		}
+	}
+	names := make([]string, 0, len(queues))
+	for q := range queues {
+		names = append(names, q)
+	}
+	c.wake.insertDone(exec, names, committed)
+	return ids, nil
+}
+
+// insertParams validates a job and applies its contract and the defaults.
+func (c *Client) insertParams(args JobArgs, opts *InsertOpts) (*driver.InsertParams, error) {
+	if args == nil {
+		return nil, invalid("args", "must not be nil")
+	}
+	if opts == nil {
+		opts = &InsertOpts{}
+	}
+	payload, err := json.Marshal(args)
+	if err != nil {
+		return nil, invalid("payload", "cannot encode %T as JSON: %v", args, err)
+	}
+	if err := checkInsertOpts(args.Kind(), opts); err != nil {
+		return nil, err
+	}
+	res, err := c.resolve(args.Kind(), payload, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &driver.InsertParams{
+		Kind: args.Kind(), Op: opts.Op, Queue: res.Queue, Tenant: opts.Tenant, Priority: res.Priority,
+		MaxRetries: res.MaxRetries, Payload: payload, Metadata: opts.Metadata, Tags: opts.Tags,
+		RunAt: opts.RunAt, IdempotencyKey: res.IdempotencyKey, UniquePolicy: res.UniquePolicy,
+		UniqueWindow: res.UniqueWindow, DependsOn: opts.DependsOn, RunOnParentFailure: opts.RunOnParentFailure,
+		WorkflowID: opts.WorkflowID, Stage: opts.Stage,
+	}
+	if p.RunAt.IsZero() && opts.Delay > 0 {
+		p.RunAt = time.Now().Add(opts.Delay)
+	}
+	return p, nil
+}
+
+func checkInsertOpts(kind string, opts *InsertOpts) error {
+	switch {
+	case kind == "":
+		return invalid("kind", "must not be empty")
+	case len(kind) > 200:
+		return invalid("kind", "must be at most 200 characters")
+	case opts.Priority != nil && (*opts.Priority < 0 || *opts.Priority > 10):
+		return invalid("priority", "must be between 0 and 10, got %d", *opts.Priority)
+	case opts.MaxRetries != nil && *opts.MaxRetries < 0:
+		return invalid("max_retries", "must be >= 0, got %d", *opts.MaxRetries)
+	case opts.Delay < 0:
+		return invalid("delay", "must not be negative")
+	case len(opts.Metadata) > 0 && !json.Valid(opts.Metadata):
+		return invalid("metadata", "must be valid JSON")
+	}
+	for i, id := range opts.DependsOn {
+		if id <= 0 {
+			return invalid(fmt.Sprintf("depends_on[%d]", i), "must be a positive job id, got %d", id)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package maintenance
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// Rescuer returns running jobs whose lease expired: back to pending at once
+// (an attempt spent), failed when none is left.
+type Rescuer struct {
+	Store    driver.JobStore
+	Interval time.Duration
+	Limit    int
+	// OnRequeue wakes workers when jobs went back to pending.
+	OnRequeue func()
+	Logger    *slog.Logger
+}
+
+// RunOnce rescues until no expired lease is left.
+func (r *Rescuer) RunOnce(ctx context.Context) error {
+	limit := r.Limit
+	if limit <= 0 {
+		limit = 1000
+	}
+	for {
+		res, err := r.Store.JobRescue(ctx, limit)
+		if err != nil {
+			return err
+		}
+		if res.Requeued+res.Failed+res.Cancelled > 0 {
+			orLogger(r.Logger).Info("rescued jobs with expired leases", "requeued", res.Requeued,
+				"failed", res.Failed, "cancelled", res.Cancelled)
+		}
+		if res.Requeued > 0 && r.OnRequeue != nil {
+			r.OnRequeue()
+		}
+		if res.Requeued+res.Failed+res.Cancelled < limit {
+			return nil
+		}
+	}
+}
+
+// Run rescues every Interval until ctx ends.
+func (r *Rescuer) Run(ctx context.Context) {
+	runEvery(ctx, "rescuer", r.Interval, orLogger(r.Logger), r.RunOnce)
+}

@@ -1,0 +1,58 @@
+package maintenance
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// Scheduler makes due scheduled jobs pending and releases waiting jobs whose
+// parents all completed.
+type Scheduler struct {
+	Store    driver.Executor
+	Interval time.Duration
+	Limit    int
+	Logger   *slog.Logger
+}
+
+// RunOnce promotes until nothing due is left, and wakes the queues that got
+// work.
+func (s *Scheduler) RunOnce(ctx context.Context) error {
+	limit := s.Limit
+	if limit <= 0 {
+		limit = 5000
+	}
+	for {
+		queues, err := s.Store.JobPromoteScheduled(ctx, limit)
+		if err != nil {
+			return err
+		}
+		if len(queues) > 0 {
+			if err := s.Store.QueueNotify(ctx, distinct(queues)); err != nil {
+				return err
+			}
+		}
+		if len(queues) < limit {
+			return nil
+		}
+	}
+}
+
+// Run promotes every Interval until ctx ends.
+func (s *Scheduler) Run(ctx context.Context) {
+	runEvery(ctx, "scheduler", s.Interval, orLogger(s.Logger), s.RunOnce)
+}
+
+func distinct(in []string) []string {
+	seen := map[string]bool{}
+	out := in[:0:0]
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

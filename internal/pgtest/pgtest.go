@@ -1,0 +1,88 @@
+// Package pgtest gives each test its own PostgreSQL schema, migrated, and
+// drops it afterwards, so that tests run in parallel and leave nothing.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/skiplock/skiplock/driver/pgdriver"
+)
+
+// DefaultURL is the test database unless SKIPLOCK_TEST_DATABASE_URL says
+// otherwise.
+const DefaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+
+// URL answers the test database's URL.
+func URL() string {
+	if u := os.Getenv("SKIPLOCK_TEST_DATABASE_URL"); u != "" {
+		return u
+	}
+	return DefaultURL
+}
+
+// Schema creates a fresh schema and answers a migrated driver on it, and
+// the schema's URL (with search_path) for processes the test starts.
+func Schema(t testing.TB) (*pgdriver.Driver, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	schema := "skiplock_test_" + hex.EncodeToString(b)
+	admin, err := pgx.Connect(ctx, URL())
+	if err != nil {
+		t.Fatalf("connect to test database %s: %v (is PostgreSQL running?)", URL(), err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, URL())
+		if err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	url := WithSearchPath(URL(), schema)
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 10
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	d := pgdriver.New(pool)
+	if _, err := d.Migrator().Up(ctx, 0); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return d, url
+}
+
+// WithSearchPath adds search_path=schema to a URL.
+func WithSearchPath(url, schema string) string {
+	sep := "?"
+	for _, c := range url {
+		if c == '?' {
+			sep = "&"
+		}
+	}
+	return url + sep + "search_path=" + schema
+}

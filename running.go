@@ -1,0 +1,158 @@
+package skiplock
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// runningJob is a job this process holds, from claim to flushed outcome.
+type runningJob struct {
+	client  *Client
+	row     *JobRow
+	lease   time.Duration
+	timeout time.Duration
+	backoff func(int) time.Duration
+	cancel  context.CancelCauseFunc
+	result  json.RawMessage
+	next    []nextJob
+}
+
+type nextJob struct {
+	args JobArgs
+	opts *InsertOpts
+}
+
+func (r *runningJob) held() driver.HeldJob {
+	return driver.HeldJob{ID: r.row.ID, Attempt: r.row.Attempt, WorkerID: r.client.config.ID}
+}
+
+// report saves progress or a checkpoint, extending the lease; a lost lease
+// or a cancel request cancels the job's context.
+func (r *runningJob) report(ctx context.Context, p driver.ProgressParams) error {
+	p.HeldJob, p.Lease = r.held(), r.lease
+	h, err := r.client.driver.JobProgress(ctx, p)
+	if err == driver.ErrLeaseLost {
+		r.cancel(ErrLeaseLost)
+	}
+	if err != nil {
+		return err
+	}
+	if h.CancelRequested {
+		r.cancel(ErrCancelled)
+	}
+	return nil
+}
+
+// runningSet holds the running jobs of a process and heartbeats them all in
+// one statement.
+type runningSet struct {
+	client *Client
+	mu     sync.Mutex
+	jobs   map[int64]*runningJob
+}
+
+func newRunningSet(c *Client) *runningSet {
+	return &runningSet{client: c, jobs: map[int64]*runningJob{}}
+}
+
+func (s *runningSet) add(r *runningJob) {
+	s.mu.Lock()
+	s.jobs[r.row.ID] = r
+	s.mu.Unlock()
+}
+
+func (s *runningSet) remove(id int64) {
+	s.mu.Lock()
+	delete(s.jobs, id)
+	s.mu.Unlock()
+}
+
+func (s *runningSet) cancel(id int64, cause error) {
+	s.mu.Lock()
+	r := s.jobs[id]
+	s.mu.Unlock()
+	if r != nil {
+		r.cancel(cause)
+	}
+}
+
+func (s *runningSet) cancelAll(cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.jobs {
+		r.cancel(cause)
+	}
+}
+
+// interval is a third of the shortest lease, so two beats can fail before a
+// lease runs out.
+func (s *runningSet) interval() time.Duration {
+	if s.client.config.HeartbeatInterval > 0 {
+		return s.client.config.HeartbeatInterval
+	}
+	shortest := s.client.config.Lease
+	for _, w := range s.client.config.Workers.byKind {
+		if w.opts.Lease > 0 && w.opts.Lease < shortest {
+			shortest = w.opts.Lease
+		}
+	}
+	return max(shortest/3, 100*time.Millisecond)
+}
+
+func (s *runningSet) heartbeatLoop(ctx context.Context) {
+	t := time.NewTicker(s.interval())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.beat(ctx); err != nil && ctx.Err() == nil {
+				s.client.log.Warn("heartbeat failed", "error", err)
+			}
+		}
+	}
+}
+
+// beat extends every lease this process holds; jobs it no longer holds
+// (rescued elsewhere) or that were asked to cancel have their context
+// cancelled.
+func (s *runningSet) beat(ctx context.Context) error {
+	s.mu.Lock()
+	p := driver.HeartbeatParams{WorkerID: s.client.config.ID}
+	held := make(map[int64]*runningJob, len(s.jobs))
+	for id, r := range s.jobs {
+		p.IDs = append(p.IDs, id)
+		p.Attempts = append(p.Attempts, r.row.Attempt)
+		p.Leases = append(p.Leases, r.lease)
+		held[id] = r
+	}
+	s.mu.Unlock()
+	if len(p.IDs) == 0 {
+		return nil
+	}
+	res, err := s.client.driver.JobHeartbeat(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, h := range res {
+		if h.CancelRequested {
+			held[h.ID].cancel(ErrCancelled)
+		}
+		delete(held, h.ID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, r := range held {
+		if s.jobs[id] != r {
+			continue // finished while the beat was out
+		}
+		s.client.log.Warn("lease lost", "job_id", id, "kind", r.row.Kind, "attempt", r.row.Attempt)
+		r.cancel(ErrLeaseLost)
+	}
+	return nil
+}
