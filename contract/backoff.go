@@ -3,6 +3,8 @@ package contract
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -69,4 +71,80 @@ func clampDuration(ns float64) time.Duration {
 		return math.MaxInt64
 	}
 	return time.Duration(ns)
+}
+
+// backoffKeys lists, per type, the keys a backoff may carry.
+var backoffKeys = map[string][]string{
+	BackoffExponential: {"type", "base", "factor", "max", "jitter"},
+	BackoffFixed:       {"type", "delay", "jitter"},
+}
+
+// backoff reads a backoff object. Only keys that its type uses are allowed,
+// so that `{type: fixed, base: 10s}` is reported instead of ignored.
+func (p *problems) backoff(v any, path string) (Backoff, bool) {
+	obj, ok := p.object(v, path)
+	if !ok {
+		return Backoff{}, false
+	}
+	typ, given := obj.get("type")
+	if !given {
+		p.add(join(path, "type"), "required: exponential or fixed")
+		return Backoff{}, false
+	}
+	t, ok := p.str(typ, join(path, "type"))
+	if !ok {
+		return Backoff{}, false
+	}
+	allowed, known := backoffKeys[t]
+	if !known {
+		p.add(join(path, "type"), "must be exponential or fixed, got %q", t)
+		return Backoff{}, false
+	}
+	before := len(p.list)
+	b := Backoff{Type: t}
+	for _, key := range obj.keys {
+		if !slices.Contains(allowed, key) {
+			p.add(join(path, key), "unknown field for %s backoff (allowed: %s)", t, strings.Join(allowed, ", "))
+		}
+	}
+	if t == BackoffFixed {
+		b.Delay, _ = p.requiredPositive(obj, "delay", path)
+	} else {
+		p.exponential(obj, path, &b)
+	}
+	if j, given := obj.get("jitter"); given {
+		if f, ok := p.number(j, join(path, "jitter")); ok && (f < 0 || f > 1) {
+			p.add(join(path, "jitter"), "must be between 0 and 1, got %v", j)
+		} else {
+			b.Jitter = f
+		}
+	}
+	return b, len(p.list) == before
+}
+
+func (p *problems) exponential(obj *object, path string, b *Backoff) {
+	b.Base, _ = p.requiredPositive(obj, "base", path)
+	if f, given := obj.get("factor"); !given {
+		p.add(join(path, "factor"), "required for exponential backoff")
+	} else if n, ok := p.number(f, join(path, "factor")); ok && n < 1 {
+		p.add(join(path, "factor"), "must be >= 1, got %v", f)
+	} else {
+		b.Factor = n
+	}
+	if m, given := obj.get("max"); given {
+		if d, ok := p.positive(m, join(path, "max")); ok && b.Base > 0 && d < b.Base {
+			p.add(join(path, "max"), "must be >= base (%s), got %s", b.Base, d)
+		} else {
+			b.Max = d
+		}
+	}
+}
+
+func (p *problems) requiredPositive(obj *object, key, path string) (time.Duration, bool) {
+	v, given := obj.get(key)
+	if !given {
+		p.add(join(path, key), "required")
+		return 0, false
+	}
+	return p.positive(v, join(path, key))
 }

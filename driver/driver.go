@@ -42,6 +42,7 @@ type Executor interface {
 	LeaderStore
 	ScheduleStore
 	ArchiveStore
+	TokenStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -80,9 +81,23 @@ type JobStore interface {
 	JobResume(ctx context.Context, id int64) (*Job, error)
 	// JobRescue handles running jobs whose lease expired before now.
 	JobRescue(ctx context.Context, limit int) (RescueResult, error)
+	// JobChangedSince answers jobs, live or archived, updated after since,
+	// oldest change first (the event feed; the hot table is small).
+	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)
+	// JobStats counts jobs by state and kind, and jobs finished recently.
+	JobStats(ctx context.Context) (*Stats, error)
 	// JobPromoteScheduled makes due scheduled jobs pending and answers the
 	// queues that got work.
 	JobPromoteScheduled(ctx context.Context, limit int) ([]string, error)
+}
+
+// Stats are totals over all jobs.
+type Stats struct {
+	// ByStateKind counts jobs: state → kind → n.
+	ByStateKind map[JobState]map[string]int64
+	// Finished counts jobs finished in the last minute and hour by state.
+	FinishedLastMinute map[JobState]int64
+	FinishedLastHour   map[JobState]int64
 }
 
 // QueueInfo is a queue's settings and counts of its live jobs.
@@ -142,6 +157,26 @@ type ArchiveStore interface {
 	// ArchivePrepare readies the archive to take jobs finished up to
 	// `until` (daily partitions on PostgreSQL).
 	ArchivePrepare(ctx context.Context, until time.Time) error
+}
+
+// Token is an API token; only the SHA-256 of its secret is stored.
+type Token struct {
+	ID        int64
+	Name      string
+	Hash      string
+	Role      string
+	Tenant    string
+	CreatedAt time.Time
+}
+
+// TokenStore keeps API tokens.
+type TokenStore interface {
+	TokenCreate(ctx context.Context, t *Token) (*Token, error)
+	// TokenByHash answers ErrNotFound for an unknown hash.
+	TokenByHash(ctx context.Context, hash string) (*Token, error)
+	TokenList(ctx context.Context) ([]*Token, error)
+	TokenDelete(ctx context.Context, id int64) error
+	TokenCount(ctx context.Context) (int, error)
 }
 
 // Migration is one numbered schema step.

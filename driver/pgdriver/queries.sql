@@ -296,3 +296,34 @@ UPDATE skiplock_schedules SET next_run_at = $3, updated_at = now() WHERE tenant 
 
 -- name: Notify
 SELECT pg_notify($1, q) FROM unnest($2::text[]) AS q;
+
+-- name: JobChangedSince
+(SELECT {{cols}} FROM skiplock_jobs WHERE updated_at > $1 ORDER BY updated_at LIMIT $2)
+UNION ALL
+(SELECT {{cols}} FROM skiplock_jobs_archive WHERE finished_at > $1 ORDER BY finished_at LIMIT $2)
+ORDER BY updated_at LIMIT $2;
+
+-- name: JobStatsCounts
+SELECT state, kind, count(*) FROM skiplock_jobs GROUP BY state, kind
+UNION ALL
+SELECT state, kind, count(*) FROM skiplock_jobs_archive GROUP BY state, kind;
+
+-- name: JobStatsFinished
+SELECT state, count(*) FILTER (WHERE finished_at > now() - interval '1 minute'), count(*)
+FROM skiplock_jobs_archive WHERE finished_at > now() - interval '1 hour' GROUP BY state;
+
+-- name: TokenCreate
+INSERT INTO skiplock_tokens (name, hash, role, tenant) VALUES ($1, $2, $3, $4)
+RETURNING id, name, hash, role, tenant, created_at;
+
+-- name: TokenByHash
+SELECT id, name, hash, role, tenant, created_at FROM skiplock_tokens WHERE hash = $1;
+
+-- name: TokenList
+SELECT id, name, hash, role, tenant, created_at FROM skiplock_tokens ORDER BY id;
+
+-- name: TokenDelete
+DELETE FROM skiplock_tokens WHERE id = $1;
+
+-- name: TokenCount
+SELECT count(*) FROM skiplock_tokens;

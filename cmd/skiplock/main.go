@@ -1,0 +1,64 @@
+// Command skiplock runs and administers Skiplock: serve, migrate, enqueue,
+// jobs, queues and more. Bad input exits 2 with one line on stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/skiplock/skiplock"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:]))
+}
+
+// run executes the command line and answers the exit code: 0 done, 1 a
+// failure of the system (database down), 2 bad input.
+func run(ctx context.Context, args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "skiplock: "+oneLine(err.Error()))
+	if isInputError(err) {
+		return 2
+	}
+	return 1
+}
+
+// usageError is bad input on the command line.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{err: fmt.Errorf(format, args...)}
+}
+
+func isInputError(err error) bool {
+	var ue *usageError
+	var ve *skiplock.ValidationError
+	return errors.As(err, &ue) || errors.As(err, &ve) || errors.Is(err, skiplock.ErrNotFound) ||
+		errors.Is(err, skiplock.ErrWrongState) || errors.Is(err, skiplock.ErrMissingDependency)
+}
+
+func oneLine(s string) string {
+	out := []rune{}
+	for _, r := range s {
+		if r == '\n' || r == '\r' {
+			r = ' '
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+func newMigrateCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "migrate", Short: "Apply, revert or show schema migrations"}
+	var upSteps, downSteps int
+	run := func(name string) func(*cobra.Command, []string) error {
+		steps := &upSteps
+		if name == "down" {
+			steps = &downSteps
+		}
+		return func(cmd *cobra.Command, _ []string) error {
+			if *steps < 0 {
+				return usagef("--steps: must be >= 0, got %d", *steps)
+			}
+			db, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			m := db.Driver.Migrator()
+			var done []driver.Migration
+			switch name {
+			case "up":
+				done, err = m.Up(cmd.Context(), *steps)
+			case "down":
+				done, err = m.Down(cmd.Context(), *steps)
+			}
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if len(done) == 0 {
+				fmt.Fprintf(out, "migrate %s: nothing to do\n", name)
+			}
+			for _, s := range done {
+				fmt.Fprintf(out, "migrate %s: %03d_%s\n", name, s.Version, s.Name)
+			}
+			return nil
+		}
+	}
+	up := &cobra.Command{Use: "up", Short: "Apply pending migrations (all, or --steps N)", Args: cobra.NoArgs, RunE: run("up")}
+	up.Flags().IntVar(&upSteps, "steps", 0, "how many to apply (0: all)")
+	down := &cobra.Command{Use: "down", Short: "Revert the newest migration (or --steps N)", Args: cobra.NoArgs, RunE: run("down")}
+	down.Flags().IntVar(&downSteps, "steps", 1, "how many to revert")
+	status := &cobra.Command{Use: "status", Short: "Show which migrations are applied", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := g.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			all, err := db.Driver.Migrator().Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, s := range all {
+				at := "pending"
+				if s.Applied != nil {
+					at = "applied " + s.Applied.Format(time.RFC3339)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%03d_%s\t%s\n", s.Version, s.Name, at)
+			}
+			return nil
+		}}
+	cmd.AddCommand(up, down, status)
+	return cmd
+}

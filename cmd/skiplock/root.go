@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/dbopen"
+)
+
+// globals are the flags every command shares.
+type globals struct {
+	databaseURL string
+}
+
+func newRootCmd() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "skiplock",
+		Short:         "A durable job queue in the database you already run",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&g.databaseURL, "database-url", "",
+		"database: postgres://…, sqlite:PATH or PATH.db (env SKIPLOCK_DATABASE_URL; default skiplock.db)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+	root.AddCommand(newMigrateCmd(g), newEnqueueCmd(g), newJobsCmd(g), newQueuesCmd(g))
+	for _, add := range extraCommands {
+		root.AddCommand(add(g))
+	}
+	for _, c := range root.Commands() {
+		wrapArgs(c)
+	}
+	return root
+}
+
+// extraCommands are added by the files that define them (serve, worker, …).
+var extraCommands []func(*globals) *cobra.Command
+
+// wrapArgs makes argument-count errors usage errors (exit 2).
+func wrapArgs(c *cobra.Command) {
+	if c.Args != nil {
+		check := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return &usageError{err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		wrapArgs(sub)
+	}
+}
+
+// url answers the database URL: flag, then environment, then default.
+func (g *globals) url() string {
+	if g.databaseURL != "" {
+		return g.databaseURL
+	}
+	if u := os.Getenv("SKIPLOCK_DATABASE_URL"); u != "" {
+		return u
+	}
+	return dbopen.DefaultURL
+}
+
+// open opens the database; a malformed URL is a usage error.
+func (g *globals) open(ctx context.Context) (dbopen.Opened, error) {
+	url := g.url()
+	if _, err := dbopen.Kind(url); err != nil {
+		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--database-url: %w", err)}
+	}
+	db, err := dbopen.Open(ctx, url)
+	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) || strings.Contains(err.Error(), "parse database url") {
+			return dbopen.Opened{}, &usageError{err: err}
+		}
+		return dbopen.Opened{}, err
+	}
+	return db, nil
+}
+
+// client opens the database and answers an admin client on it.
+func (g *globals) client(ctx context.Context) (*skiplock.Client, func(), error) {
+	db, err := g.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := skiplock.NewClient(db.Driver, nil)
+	if err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return c, db.Close, nil
+}

@@ -1,0 +1,202 @@
+package skiplock
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// The worker protocol for workers outside this process (the HTTP server
+// speaks it for workers in any language). A worker names itself with a
+// worker id; every report is fenced on it and the job's current attempt.
+
+// ClaimParams asks for jobs of a queue for an external worker.
+type ClaimParams struct {
+	Queue    string
+	WorkerID string
+	Max      int
+	// Lease of the claimed jobs (default Config.Lease).
+	Lease time.Duration
+	// Kinds limits the claim; empty means any kind.
+	Kinds []string
+}
+
+// Claim claims up to Max pending jobs of a queue for an external worker.
+func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
+	switch {
+	case p.Queue == "":
+		return nil, invalid("queue", "must not be empty")
+	case p.WorkerID == "" || len(p.WorkerID) > 200:
+		return nil, invalid("worker_id", "must be 1 to 200 characters")
+	case p.Max < 1 || p.Max > 1000:
+		return nil, invalid("max", "must be between 1 and 1000, got %d", p.Max)
+	case p.Lease < 0:
+		return nil, invalid("lease_seconds", "must not be negative")
+	}
+	lease := p.Lease
+	if lease == 0 {
+		lease = c.config.Lease
+	}
+	return c.driver.JobClaim(ctx, driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max,
+		Kinds: p.Kinds, DefaultLease: lease})
+}
+
+// held fences a report of workerID on job id: the job must be running
+// under that worker; its current attempt joins the fence.
+func (c *Client) held(ctx context.Context, id int64, workerID string) (driver.HeldJob, *JobRow, error) {
+	j, err := c.driver.JobGet(ctx, id)
+	if err != nil {
+		return driver.HeldJob{}, nil, err
+	}
+	if j.State != StateRunning || j.WorkerID != workerID {
+		return driver.HeldJob{}, j, fmt.Errorf("%w (job %d is %s, held by %q)", ErrLeaseLost, id, j.State, j.WorkerID)
+	}
+	return driver.HeldJob{ID: id, Attempt: j.Attempt, WorkerID: workerID}, j, nil
+}
+
+// HeartbeatParams is an external worker's report on a running job.
+type HeartbeatParams struct {
+	WorkerID        string
+	Lease           time.Duration
+	Progress        *int
+	ProgressMessage *string
+	Checkpoint      json.RawMessage
+}
+
+// HeartbeatResult answers a heartbeat: the new lease and whether the job
+// was asked to cancel.
+type HeartbeatResult = driver.HeartbeatResult
+
+// Heartbeat extends a job's lease and records progress and checkpoint.
+func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*HeartbeatResult, error) {
+	if p.Progress != nil && (*p.Progress < 0 || *p.Progress > 100) {
+		return nil, invalid("progress", "must be between 0 and 100, got %d", *p.Progress)
+	}
+	if len(p.Checkpoint) > 0 && !json.Valid(p.Checkpoint) {
+		return nil, invalid("checkpoint", "must be valid JSON")
+	}
+	h, _, err := c.held(ctx, id, p.WorkerID)
+	if err != nil {
+		return nil, err
+	}
+	lease := p.Lease
+	if lease <= 0 {
+		lease = c.config.Lease
+	}
+	return c.driver.JobProgress(ctx, driver.ProgressParams{HeldJob: h, Progress: p.Progress,
+		ProgressMessage: p.ProgressMessage, Checkpoint: p.Checkpoint, Lease: lease})
+}
+
+// Complete finishes a running job with its result and inserts its next
+// stages in the same transaction. A job asked to cancel ends cancelled.
+func (c *Client) Complete(ctx context.Context, id int64, workerID string, result json.RawMessage, next []InsertManyParams) (*JobRow, []*InsertResult, error) {
+	if len(result) > 0 && !json.Valid(result) {
+		return nil, nil, invalid("result", "must be valid JSON")
+	}
+	h, row, err := c.held(ctx, id, workerID)
+	if err != nil {
+		return nil, nil, err
+	}
+	nexts := make([]nextJob, len(next))
+	for i, n := range next {
+		nexts[i] = nextJob{args: n.Args, opts: n.Opts}
+	}
+	var out []*InsertResult
+	err = c.inTx(ctx, func(tx driver.Executor) error {
+		done, err := tx.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: h, Result: result}})
+		if err != nil {
+			return err
+		}
+		if len(done) == 0 {
+			return ErrLeaseLost
+		}
+		res, err := c.insertNext(ctx, tx, row, nexts)
+		for _, r := range res {
+			out = append(out, &InsertResult{Job: r.Job, Duplicate: r.Duplicate})
+		}
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := c.driver.JobGet(ctx, id)
+	return j, out, err
+}
+
+// FailParams is an external worker's report of a failed attempt.
+type FailParams struct {
+	WorkerID  string
+	ErrorType string
+	Message   string
+	// Retryable false fails the job for good.
+	Retryable bool
+	// RetryIn overrides the backoff when set.
+	RetryIn *time.Duration
+}
+
+// Fail records a failed attempt: the job is retried after its backoff (or
+// RetryIn) while retries are left, otherwise it fails.
+func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, error) {
+	if p.RetryIn != nil && *p.RetryIn < 0 {
+		return nil, invalid("retry_in_seconds", "must not be negative")
+	}
+	h, row, err := c.held(ctx, id, p.WorkerID)
+	if err != nil {
+		return nil, err
+	}
+	typ := p.ErrorType
+	if typ == "" {
+		typ = "error"
+	}
+	entry := driver.AttemptError{Attempt: row.Attempt, Type: typ, Message: p.Message, At: time.Now().UTC(),
+		Retryable: p.Retryable && row.Attempt <= row.MaxRetries}
+	fp := driver.FailParams{HeldJob: h, Error: entry}
+	if entry.Retryable {
+		wait := c.config.Backoff(row.Attempt - 1)
+		if p.RetryIn != nil {
+			wait = *p.RetryIn
+		}
+		at := time.Now().Add(wait)
+		fp.RetryAt = &at
+	}
+	j, err := c.driver.JobFail(ctx, fp)
+	if err == nil && j.State == StatePending {
+		c.wake.insertDone(c.driver, []string{j.Queue}, true)
+	}
+	return j, err
+}
+
+// InsertBatch enqueues jobs all or nothing and answers each job (or the
+// live one its key matched), in order.
+func (c *Client) InsertBatch(ctx context.Context, jobs []InsertManyParams) ([]*InsertResult, error) {
+	params := make([]*driver.InsertParams, len(jobs))
+	queues := make([]string, len(jobs))
+	for i, j := range jobs {
+		p, err := c.insertParams(j.Args, j.Opts)
+		if err != nil {
+			if ve, ok := err.(*ValidationError); ok {
+				return nil, &ValidationError{Field: fmt.Sprintf("jobs[%d].%s", i, ve.Field), Message: ve.Message}
+			}
+			return nil, err
+		}
+		params[i], queues[i] = p, p.Queue
+	}
+	var res []driver.InsertResult
+	err := c.inTx(ctx, func(tx driver.Executor) error {
+		var err error
+		res, err = tx.JobInsertMany(ctx, params)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.wake.insertDone(c.driver, queues, true)
+	out := make([]*InsertResult, len(res))
+	for i, r := range res {
+		out[i] = &InsertResult{Job: r.Job, Duplicate: r.Duplicate}
+	}
+	return out, nil
+}

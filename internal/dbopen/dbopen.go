@@ -1,0 +1,57 @@
+// Package dbopen opens a Skiplock driver from a database URL: postgres://
+// or postgresql:// for PostgreSQL; sqlite:PATH, sqlite:///ABS/PATH or a bare
+// path ending in .db for the embedded SQLite.
+package dbopen
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
+)
+
+// DefaultURL is the database when none is given: a SQLite file here.
+const DefaultURL = "skiplock.db"
+
+// Kind answers "postgres" or "sqlite" for a URL, or an error naming it.
+func Kind(url string) (string, error) {
+	switch {
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return "postgres", nil
+	case strings.HasPrefix(url, "sqlite:"), strings.HasSuffix(url, ".db"):
+		return "sqlite", nil
+	}
+	return "", fmt.Errorf("database url %q: want postgres://…, sqlite:PATH or a path ending in .db", url)
+}
+
+// Opened is an open driver and how to close it.
+type Opened struct {
+	Driver driver.Driver
+	Close  func()
+}
+
+// openers are the drivers by kind; sqlite registers itself (sqlite.go).
+var openers = map[string]func(ctx context.Context, url string) (Opened, error){
+	"postgres": func(ctx context.Context, url string) (Opened, error) {
+		d, err := pgdriver.Connect(ctx, url)
+		if err != nil {
+			return Opened{}, err
+		}
+		return Opened{Driver: d, Close: d.Close}, nil
+	},
+}
+
+// Open opens the database at url.
+func Open(ctx context.Context, url string) (Opened, error) {
+	kind, err := Kind(url)
+	if err != nil {
+		return Opened{}, err
+	}
+	open, ok := openers[kind]
+	if !ok {
+		return Opened{}, fmt.Errorf("database url %q: the %s driver is not built in", url, kind)
+	}
+	return open(ctx, url)
+}

@@ -1,0 +1,77 @@
+package skiplock
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// JobView is a job as the HTTP API and the CLI show it (API.md): optional
+// fields are null when unset, lists are never null.
+type JobView struct {
+	ID              int64           `json:"id"`
+	Kind            string          `json:"kind"`
+	Op              *string         `json:"op"`
+	Queue           string          `json:"queue"`
+	Tenant          string          `json:"tenant"`
+	State           JobState        `json:"state"`
+	Priority        int             `json:"priority"`
+	Payload         json.RawMessage `json:"payload"`
+	Metadata        json.RawMessage `json:"metadata"`
+	Tags            []string        `json:"tags"`
+	Attempt         int             `json:"attempt"`
+	MaxRetries      int             `json:"max_retries"`
+	RunAt           time.Time       `json:"run_at"`
+	CreatedAt       time.Time       `json:"created_at"`
+	StartedAt       *time.Time      `json:"started_at"`
+	FinishedAt      *time.Time      `json:"finished_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+	LeaseUntil      *time.Time      `json:"lease_until"`
+	WorkerID        *string         `json:"worker_id"`
+	HeartbeatAt     *time.Time      `json:"heartbeat_at"`
+	Progress        int             `json:"progress"`
+	ProgressMessage string          `json:"progress_message"`
+	Checkpoint      json.RawMessage `json:"checkpoint"`
+	Result          json.RawMessage `json:"result"`
+	Errors          []AttemptError  `json:"errors"`
+	IdempotencyKey  *string         `json:"idempotency_key"`
+	DependsOn       []int64         `json:"depends_on"`
+	WorkflowID      *string         `json:"workflow_id"`
+	Stage           *string         `json:"stage"`
+	CancelRequested bool            `json:"cancel_requested"`
+}
+
+// NewJobView answers the API view of a job.
+func NewJobView(j *JobRow) *JobView {
+	v := &JobView{ID: j.ID, Kind: j.Kind, Op: optional(j.Op), Queue: j.Queue, Tenant: j.Tenant, State: j.State,
+		Priority: j.Priority, Payload: orJSON(j.Payload, "{}"), Metadata: orJSON(j.Metadata, "{}"), Tags: j.Tags,
+		Attempt: j.Attempt, MaxRetries: j.MaxRetries, RunAt: j.RunAt, CreatedAt: j.CreatedAt, StartedAt: j.StartedAt,
+		FinishedAt: j.FinishedAt, UpdatedAt: j.UpdatedAt, LeaseUntil: j.LeaseUntil, WorkerID: optional(j.WorkerID),
+		HeartbeatAt: j.HeartbeatAt, Progress: j.Progress, ProgressMessage: j.ProgressMessage,
+		Checkpoint: orJSON(j.Checkpoint, "null"), Result: orJSON(j.Result, "null"), Errors: j.Errors,
+		IdempotencyKey: optional(j.IdempotencyKey), DependsOn: j.DependsOn, WorkflowID: optional(j.WorkflowID),
+		Stage: optional(j.Stage), CancelRequested: j.CancelRequested}
+	if v.Tags == nil {
+		v.Tags = []string{}
+	}
+	if v.Errors == nil {
+		v.Errors = []AttemptError{}
+	}
+	if v.DependsOn == nil {
+		v.DependsOn = []int64{}
+	}
+	return v
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func orJSON(b json.RawMessage, def string) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage(def)
+	}
+	return b
+}
