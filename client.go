@@ -56,16 +56,15 @@ func (c *Client) Driver() driver.Driver { return c.driver }
 func (c *Client) ID() string { return c.config.ID }
 
 // Start begins working the configured queues and running the maintenance
-// services; it rescues expired leases once before the first claim. The
-// client works until Stop; ctx only bounds the start-up.
+// services (rescuer, scheduler, … under leader election); it rescues expired
+// leases once before the first claim. A client without queues runs only the
+// maintenance, as a server for external workers does. The client works
+// until Stop; ctx only bounds the start-up.
 func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.started {
 		return errors.New("skiplock: client already started")
-	}
-	if len(c.config.Queues) == 0 {
-		return errors.New("skiplock: client has no queues to work (Config.Queues)")
 	}
 	rescuer := c.rescuer()
 	if err := rescuer.RunOnce(ctx); err != nil {

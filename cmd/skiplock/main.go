@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
 func main() {
@@ -49,7 +50,7 @@ func isInputError(err error) bool {
 	var ue *usageError
 	var ve *skiplock.ValidationError
 	return errors.As(err, &ue) || errors.As(err, &ve) || errors.Is(err, skiplock.ErrNotFound) ||
-		errors.Is(err, skiplock.ErrWrongState) || errors.Is(err, skiplock.ErrMissingDependency)
+		errors.Is(err, skiplock.ErrWrongState) || errors.Is(err, skiplock.ErrMissingDependency) || errors.Is(err, dbopen.ErrBadDatabase)
 }
 
 func oneLine(s string) string {
