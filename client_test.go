@@ -3,11 +3,14 @@ package skiplock_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/skiplock/skiplock"
+
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
@@ -103,5 +106,212 @@ func TestRetryThenFail(t *testing.T) {
 	j := waitState(t, b, res.Job.ID, skiplock.StateFailed)
 	if j.Attempt != 3 || len(j.Errors) != 3 || j.Errors[2].Retryable || j.Errors[0].Message != "boom" {
 		t.Fatalf("job %+v", j)
+	}
+}
+
+func TestManualRetryKeepsHistory(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 0 {
+			return skiplock.Permanent(errors.New("bad input"))
+		}
+		return nil
+	}, nil)
+	b.start(t)
+	res, err := b.client.Insert(b.ctx, sleepArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := waitState(t, b, res.Job.ID, skiplock.StateFailed)
+	if j.Attempt != 1 || len(j.Errors) != 1 || j.Errors[0].Retryable {
+		t.Fatalf("permanent error should fail at once: %+v", j)
+	}
+	j, err = b.client.JobRetry(b.ctx, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != skiplock.StatePending || j.Attempt != 0 || len(j.Errors) != 1 {
+		t.Fatalf("after retry: %+v", j)
+	}
+	j = waitState(t, b, j.ID, skiplock.StateFailed)
+	if len(j.Errors) != 2 {
+		t.Fatalf("history not kept: %+v", j.Errors)
+	}
+	if _, err := b.client.JobRetry(b.ctx, 999999); !errors.Is(err, skiplock.ErrNotFound) {
+		t.Fatalf("retry of a missing job: %v", err)
+	}
+}
+
+func TestSnoozeDoesNotSpendRetry(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if calls.Add(1) <= 3 {
+			return skiplock.Snooze(10 * time.Millisecond)
+		}
+		return nil
+	}, nil)
+	b.start(t)
+	res, err := b.client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{MaxRetries: skiplock.Int(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := waitState(t, b, res.Job.ID, skiplock.StateCompleted)
+	if calls.Load() != 4 || j.Attempt != 1 || len(j.Errors) != 0 {
+		t.Fatalf("calls %d, job %+v", calls.Load(), j)
+	}
+}
+
+func TestPanicIsRecordedWithStack(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		panic("worker exploded")
+	}, nil)
+	b.start(t)
+	res, err := b.client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{MaxRetries: skiplock.Int(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := waitState(t, b, res.Job.ID, skiplock.StateFailed)
+	e := j.Errors[0]
+	if e.Type != "panic" || e.Message != "panic: worker exploded" || e.Stack == "" || e.Attempt != 1 {
+		t.Fatalf("error %+v", e)
+	}
+}
+
+func TestTimeoutCancelsContext(t *testing.T) {
+	t.Parallel()
+	drv, _ := pgtest.Schema(t)
+	workers := skiplock.NewWorkers()
+	skiplock.MustAddWorker(workers, skiplock.WorkFunc[sleepArgs](func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}), skiplock.WorkerOpts{Timeout: 50 * time.Millisecond})
+	client, err := skiplock.NewClient(drv, &skiplock.Config{Workers: workers,
+		Queues: map[string]skiplock.QueueConfig{"default": {}}, FetchPollInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &testBundle{drv: drv, client: client, ctx: context.Background()}
+	b.start(t)
+	res, err := client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{MaxRetries: skiplock.Int(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := waitState(t, b, res.Job.ID, skiplock.StateFailed)
+	if j.Errors[0].Type != "timeout" {
+		t.Fatalf("error %+v", j.Errors[0])
+	}
+}
+
+func TestScheduledJobIsPromoted(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error { return nil }, nil)
+	b.start(t)
+	res, err := b.client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{Delay: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Job.State != skiplock.StateScheduled {
+		t.Fatalf("state %s, want scheduled", res.Job.State)
+	}
+	j := waitState(t, b, res.Job.ID, skiplock.StateCompleted)
+	if j.StartedAt.Before(res.Job.RunAt) {
+		t.Fatalf("started %s before run_at %s", j.StartedAt, res.Job.RunAt)
+	}
+}
+
+func TestInsertTxRolledBackLeavesNoJob(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error { return nil }, nil)
+	pool := b.drv.(interface{ Pool() *pgxpool.Pool }).Pool()
+	tx, err := pool.Begin(b.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.client.InsertTx(b.ctx, tx, sleepArgs{N: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.client.InsertManyTx(b.ctx, tx, []skiplock.InsertManyParams{{Args: sleepArgs{N: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.client.JobGet(b.ctx, res.Job.ID); !errors.Is(err, skiplock.ErrNotFound) {
+		t.Fatalf("job after rollback: %v", err)
+	}
+	jobs, err := b.client.JobList(b.ctx, skiplock.JobListParams{})
+	if err != nil || len(jobs) != 0 {
+		t.Fatalf("jobs after rollback: %d, %v", len(jobs), err)
+	}
+	// Committed, the job is there.
+	tx, _ = pool.Begin(b.ctx)
+	res, err = b.client.InsertTx(b.ctx, tx, sleepArgs{N: 3}, nil)
+	if err != nil || tx.Commit(b.ctx) != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.client.JobGet(b.ctx, res.Job.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIdempotencyKeyUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error { return nil }, nil)
+	var wg sync.WaitGroup
+	ids := make([]int64, 16)
+	dups := atomic.Int64{}
+	for i := range ids {
+		wg.Go(func() {
+			res, err := b.client.Insert(b.ctx, sleepArgs{N: i}, &skiplock.InsertOpts{IdempotencyKey: "the-key"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = res.Job.ID
+			if res.Duplicate {
+				dups.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Fatalf("ids %v: want one job", ids)
+		}
+	}
+	if dups.Load() != 15 {
+		t.Fatalf("%d duplicates, want 15", dups.Load())
+	}
+	// Another tenant has its own key space.
+	res, err := b.client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{IdempotencyKey: "the-key", Tenant: "t2"})
+	if err != nil || res.Duplicate {
+		t.Fatalf("other tenant: %+v %v", res, err)
+	}
+}
+
+func TestValidationErrorsNameTheField(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error { return nil }, nil)
+	cases := map[string]*skiplock.InsertOpts{
+		"priority":      {Priority: skiplock.Int(11)},
+		"max_retries":   {MaxRetries: skiplock.Int(-1)},
+		"metadata":      {Metadata: []byte("{bad")},
+		"depends_on[0]": {DependsOn: []int64{0}},
+	}
+	for field, opts := range cases {
+		_, err := b.client.Insert(b.ctx, sleepArgs{}, opts)
+		var ve *skiplock.ValidationError
+		if !errors.As(err, &ve) || ve.Field != field {
+			t.Errorf("%s: got %v", field, err)
+		}
+	}
+	if _, err := b.client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{DependsOn: []int64{424242}}); !errors.Is(err, skiplock.ErrMissingDependency) {
+		t.Errorf("missing dependency: %v", err)
+	}
+	if jobs, _ := b.client.JobList(b.ctx, skiplock.JobListParams{}); len(jobs) != 0 {
+		t.Fatalf("rejected inserts stored %d jobs", len(jobs))
 	}
 }

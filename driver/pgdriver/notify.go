@@ -37,7 +37,6 @@ func (n *notifier) channels(ctx context.Context) (insert, cancel string, err err
 	return n.insertCh, n.cancel, nil
 }
 
-
 func (n *notifier) NotifyCancel(ctx context.Context, id int64) error {
 	_, ch, err := n.channels(ctx)
 	if err != nil {

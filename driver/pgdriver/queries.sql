@@ -39,9 +39,10 @@ RETURNING {{cols}};
 SELECT nextval('skiplock_jobs_id_seq') FROM generate_series(1, $1);
 
 -- name: JobParentStates
-SELECT id, state FROM skiplock_jobs WHERE id = ANY($1) FOR SHARE
+WITH live AS (SELECT id, state FROM skiplock_jobs WHERE id = ANY($1) FOR SHARE)
+SELECT id, state FROM live
 UNION ALL
-SELECT id, state FROM skiplock_jobs_archive WHERE id = ANY($1);
+SELECT id, state FROM skiplock_jobs_archive WHERE id = ANY($1) AND id NOT IN (SELECT id FROM live);
 
 -- name: JobDepInsert
 INSERT INTO skiplock_job_deps (job_id, parent_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING;
