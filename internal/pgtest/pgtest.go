@@ -18,7 +18,7 @@ import (
 
 // DefaultURL is the test database unless SKIPLOCK_TEST_DATABASE_URL says
 // otherwise.
-const DefaultURL = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+const DefaultURL = "postgres://postgres:postgres@127.0.0.1:5432/test?sslmode=disable"
 
 // URL answers the test database's URL.
 func URL() string {
