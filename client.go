@@ -28,7 +28,7 @@ type Client struct {
 	completer *completer.Completer
 	// stopFetch ends claiming; stopAll ends the services after the drain.
 	stopFetch, stopAll context.CancelFunc
-	jobsWG, servicesWG sync.WaitGroup
+	producersWG, jobsWG, servicesWG sync.WaitGroup
 }
 
 // NewClient returns a client on drv. It does not start working until Start.
@@ -80,7 +80,7 @@ func (c *Client) Start(ctx context.Context) error {
 	for name, qc := range c.config.Queues {
 		p := newProducer(c, name, qc)
 		producers[name] = p
-		c.servicesWG.Go(func() { p.run(fetchCtx) })
+		c.producersWG.Go(func() { p.run(fetchCtx) })
 	}
 	c.producers.Store(&producers)
 	c.servicesWG.Go(func() { c.listen(allCtx) })
@@ -112,6 +112,7 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	c.mu.Unlock()
 
 	c.stopFetch()
+	c.producersWG.Wait() // no job starts after this
 	if cancelJobs {
 		c.running.cancelAll(ErrStopping)
 	}

@@ -51,7 +51,9 @@ func (c *Client) execute(row *JobRow) {
 	case err == nil && len(run.next) > 0:
 		c.completeWithNext(run)
 	case err == nil:
-		c.completer.Add(driver.CompleteParams{HeldJob: run.held(), Result: run.result})
+		if !c.completer.Add(driver.CompleteParams{HeldJob: run.held(), Result: run.result}) {
+			c.running.remove(row.ID) // stopped: the job runs again after its lease
+		}
 	case errors.Is(err, ErrLeaseLost):
 		c.running.remove(row.ID) // another worker has it now
 	case errors.Is(err, ErrStopping):

@@ -5,6 +5,7 @@ package completer
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
@@ -27,6 +28,10 @@ type Completer struct {
 	cfg  Config
 	in   chan driver.CompleteParams
 	done chan struct{}
+
+	// mu guards closed: Add after Stop must not send on a closed channel.
+	mu     sync.RWMutex
+	closed bool
 }
 
 // New returns a completer writing through exec.
@@ -45,13 +50,27 @@ func New(exec driver.JobStore, cfg Config) *Completer {
 func (c *Completer) Start() { go c.run() }
 
 // Add queues a completion; it blocks when the completer is behind, which
-// holds back the workers (backpressure).
-func (c *Completer) Add(p driver.CompleteParams) { c.in <- p }
+// holds back the workers (backpressure). After Stop it answers false and the
+// job runs again once its lease expires.
+func (c *Completer) Add(p driver.CompleteParams) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.closed {
+		return false
+	}
+	c.in <- p
+	return true
+}
 
 // Stop flushes what is queued and returns when done or when ctx ends (the
 // unflushed jobs then run again after their lease expires).
 func (c *Completer) Stop(ctx context.Context) error {
-	close(c.in)
+	c.mu.Lock()
+	if !c.closed {
+		c.closed = true
+		close(c.in)
+	}
+	c.mu.Unlock()
 	select {
 	case <-c.done:
 		return nil
