@@ -152,6 +152,19 @@ type ScheduleStore interface {
 	ScheduleAdvance(ctx context.Context, tenant, key string, next time.Time) error
 }
 
+// PeriodicStore remembers the last tick each periodic (cron) job was
+// enqueued for, so that a restarted leader knows which ticks it missed.
+// The periodic enqueuer uses it when the driver implements it; without it
+// ticks are still enqueued once each (idempotency keys), but ticks missed
+// while every server was down cannot be caught up.
+type PeriodicStore interface {
+	// PeriodicLastTicks answers the last recorded tick of every periodic job.
+	PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error)
+	// PeriodicAdvance records tick as name's last one unless a later one is
+	// recorded already (two leaders in a split brain never move it back).
+	PeriodicAdvance(ctx context.Context, name string, tick time.Time) error
+}
+
 // ArchiveStore manages the archive of finished jobs.
 type ArchiveStore interface {
 	// ArchivePrepare readies the archive to take jobs finished up to

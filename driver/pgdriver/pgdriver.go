@@ -108,3 +108,5 @@ func isUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }
+
+var _ driver.PeriodicStore = executor{}

@@ -328,3 +328,11 @@ DELETE FROM skiplock_tokens WHERE id = $1;
 
 -- name: TokenCount
 SELECT count(*) FROM skiplock_tokens;
+
+-- name: PeriodicLastTicks
+SELECT name, last_tick FROM skiplock_periodic;
+
+-- name: PeriodicAdvance
+INSERT INTO skiplock_periodic (name, last_tick) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE
+SET last_tick = greatest(skiplock_periodic.last_tick, EXCLUDED.last_tick), updated_at = now();

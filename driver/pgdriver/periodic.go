@@ -1,0 +1,29 @@
+package pgdriver
+
+import (
+	"context"
+	"time"
+)
+
+func (e executor) PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := e.q.Query(ctx, q("PeriodicLastTicks"))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var name string
+		var tick time.Time
+		if err := rows.Scan(&name, &tick); err != nil {
+			return nil, err
+		}
+		out[name] = tick.UTC()
+	}
+	return out, rows.Err()
+}
+
+func (e executor) PeriodicAdvance(ctx context.Context, name string, tick time.Time) error {
+	_, err := e.q.Exec(ctx, q("PeriodicAdvance"), name, tick)
+	return err
+}
