@@ -56,6 +56,9 @@ type Config struct {
 	Backoff func(retry int) time.Duration
 	// CompleterBatchSize is the most completions flushed in one statement.
 	CompleterBatchSize int
+	// PeriodicJobs are enqueued on cron schedules by the leader, once per
+	// tick across all servers (see PeriodicJob).
+	PeriodicJobs []PeriodicJob
 }
 
 func (c Config) withDefaults() Config {
@@ -112,7 +115,7 @@ func (c Config) validate() error {
 	if len(c.ID) > 200 {
 		return fmt.Errorf("config: ID: must be at most 200 characters")
 	}
-	return nil
+	return validatePeriodic(c.PeriodicJobs)
 }
 
 func orDuration(v, def time.Duration) time.Duration {
