@@ -135,7 +135,7 @@ func (c *Client) completeWithNext(run *runningJob) {
 		_, err = c.insertNext(context.Background(), tx, run.row, run.next)
 		return err
 	})
-	c.logOutcome(run, "completed with next stages", err)
+	c.afterCompleteWithNext(run, err)
 }
 
 func (c *Client) logOutcome(run *runningJob, what string, err error, attrs ...any) {
