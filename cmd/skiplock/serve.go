@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/internal/dbopen"
+	"github.com/skiplock/skiplock/server"
+)
+
+func init() { extraCommands = append(extraCommands, newServeCmd) }
+
+// Defaults of `skiplock serve`.
+const (
+	defaultListen     = "127.0.0.1:8080"
+	defaultConfigFile = "skiplock.yaml"
+	shutdownTimeout   = 30 * time.Second
+)
+
+// serveConfig is the configuration of `skiplock serve`, from flags, then
+// SKIPLOCK_* environment variables, then the config file.
+type serveConfig struct {
+	DatabaseURL     string `yaml:"database_url"`
+	Listen          string `yaml:"listen"`
+	Insecure        bool   `yaml:"insecure"`
+	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
+	Contracts       string `yaml:"contracts"`
+	LogLevel        string `yaml:"log_level"`
+}
+
+func newServeCmd(g *globals) *cobra.Command {
+	var flags serveConfig
+	var configFile string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP API, the worker protocol and the maintenance services",
+		Long: `Run the HTTP API (docs/api.md) for producers and workers in any language,
+with /metrics and /healthz, and the maintenance services. With no flags it
+serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
+
+Configuration: flags, then environment (SKIPLOCK_DATABASE_URL, SKIPLOCK_LISTEN,
+SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
+SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			flags.DatabaseURL = g.databaseURL
+			cfg, err := loadServeConfig(cmd, flags, configFile)
+			if err != nil {
+				return err
+			}
+			return serve(cmd.Context(), cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&flags.Listen, "listen", "", "address to listen on (default "+defaultListen+")")
+	f.BoolVar(&flags.Insecure, "insecure", false, "allow a non-loopback address without any token")
+	f.Int64Var(&flags.MaxPayloadBytes, "max-payload-bytes", 0, "largest job payload in bytes (default 1 MiB)")
+	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (shared/CONTRACTS.md)")
+	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
+	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
+	return cmd
+}
+
+// loadServeConfig merges the flags set, the environment and the file.
+func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (serveConfig, error) {
+	var file serveConfig
+	path, explicit := configFile, configFile != ""
+	if !explicit {
+		path = os.Getenv("SKIPLOCK_CONFIG")
+		explicit = path != ""
+	}
+	if !explicit {
+		path = defaultConfigFile
+	}
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		if err := yaml.UnmarshalWithOptions(b, &file, yaml.Strict()); err != nil {
+			return file, usagef("config file %s: %s", path, oneLine(err.Error()))
+		}
+	case explicit || !errors.Is(err, os.ErrNotExist):
+		return file, usagef("config file: %v", err)
+	}
+	cfg := file
+	env := func(name string) (string, bool) { return os.LookupEnv("SKIPLOCK_" + name) }
+	pick := func(set bool, val string, envName string, dst *string) {
+		if set {
+			*dst = val
+		} else if v, ok := env(envName); ok && v != "" {
+			*dst = v
+		}
+	}
+	fs := cmd.Flags()
+	pick(flags.DatabaseURL != "", flags.DatabaseURL, "DATABASE_URL", &cfg.DatabaseURL)
+	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
+	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
+	pick(fs.Changed("log-level"), flags.LogLevel, "LOG_LEVEL", &cfg.LogLevel)
+	if fs.Changed("insecure") {
+		cfg.Insecure = flags.Insecure
+	} else if v, ok := env("INSECURE"); ok && v != "" {
+		if cfg.Insecure, err = strconv.ParseBool(v); err != nil {
+			return cfg, usagef("SKIPLOCK_INSECURE: %q is not a boolean", v)
+		}
+	}
+	if fs.Changed("max-payload-bytes") {
+		cfg.MaxPayloadBytes = flags.MaxPayloadBytes
+	} else if v, ok := env("MAX_PAYLOAD_BYTES"); ok && v != "" {
+		if cfg.MaxPayloadBytes, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return cfg, usagef("SKIPLOCK_MAX_PAYLOAD_BYTES: %q is not a number of bytes", v)
+		}
+	}
+	if cfg.DatabaseURL == "" {
+		cfg.DatabaseURL = dbopen.DefaultURL
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = defaultListen
+	}
+	return cfg, checkServeConfig(cfg)
+}
+
+func checkServeConfig(cfg serveConfig) error {
+	if cfg.MaxPayloadBytes < 0 || cfg.MaxPayloadBytes > 1<<30 {
+		return usagef("--max-payload-bytes: must be between 1 and %d, got %d", 1<<30, cfg.MaxPayloadBytes)
+	}
+	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+		return usagef("--listen: %q is not HOST:PORT: %v", cfg.Listen, err)
+	}
+	if _, err := dbopen.Kind(cfg.DatabaseURL); err != nil {
+		return usagef("--database-url: %v", err)
+	}
+	if _, err := logLevel(cfg.LogLevel); err != nil {
+		return err
+	}
+	return nil
+}
+
+func logLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if s == "" {
+		return slog.LevelInfo, nil
+	}
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, usagef("--log-level: %q is not debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+// serve runs until ctx ends (SIGTERM, SIGINT), then shuts down in order:
+// long polls and event streams end, in-flight requests finish, the
+// maintenance client stops, the database closes.
+func serve(ctx context.Context, cfg serveConfig) error {
+	level, _ := logLevel(cfg.LogLevel)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	var contracts *contract.Set
+	if cfg.Contracts != "" {
+		var err error
+		if contracts, err = contract.Load(cfg.Contracts); err != nil {
+			return usagef("--contracts: %v", err)
+		}
+	}
+	g := &globals{databaseURL: cfg.DatabaseURL}
+	db, err := g.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Driver.Migrator().Up(ctx, 0); err != nil {
+		return fmt.Errorf("migrate the database: %w", err)
+	}
+	log.Info("database", "driver", db.Driver.Name(), "url", redactURL(cfg.DatabaseURL))
+	tokens, err := db.Driver.TokenCount(ctx)
+	if err != nil {
+		return fmt.Errorf("count tokens: %w", err)
+	}
+	loopback := server.IsLoopback(cfg.Listen)
+	if tokens == 0 && !loopback && !cfg.Insecure {
+		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
+	}
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log})
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(server.Config{Client: client, Contracts: contracts, Logger: log,
+		OpenWithoutTokens: loopback || cfg.Insecure, MaxPayloadBytes: cfg.MaxPayloadBytes})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	if err := client.Start(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopClient(client, log)
+	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String())
+	logAuthMode(log, tokens, loopback, cfg.Insecure)
+	return runHTTP(ctx, ln, srv, log)
+}
+
+func logAuthMode(log *slog.Logger, tokens int, loopback, insecure bool) {
+	switch {
+	case tokens > 0:
+		log.Info("auth", "mode", "tokens", "tokens", tokens)
+	case loopback:
+		log.Warn("auth", "mode", "open", "note", "no tokens: open to anyone on this machine (loopback only); create one with `skiplock token create`")
+	default:
+		log.Warn("auth", "mode", "open-insecure", "note", "no tokens and --insecure: open to anyone who can reach this address")
+	}
+}
+
+func runHTTP(ctx context.Context, ln net.Listener, srv *server.Server, log *slog.Logger) error {
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		// Above the longest long poll (60 s); claims and event streams
+		// extend their own deadline.
+		WriteTimeout: 90 * time.Second, IdleTimeout: 120 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: finishing in-flight requests")
+	_ = srv.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		log.Warn("shutdown: requests still running at deadline", "error", err)
+		_ = hs.Close()
+	}
+	return nil
+}
+
+func stopClient(c *skiplock.Client, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := c.Stop(ctx); err != nil {
+		log.Warn("stop maintenance", "error", err)
+	}
+}
+
+// redactURL hides a password in a database URL.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil || !strings.Contains(s, "://") {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}

@@ -1,0 +1,96 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/skiplock/skiplock"
+)
+
+// apiError is an answer other than success: API.md's error body.
+type apiError struct {
+	status  int
+	code    string
+	message string
+	field   string
+}
+
+func (e *apiError) Error() string {
+	if e.field != "" {
+		return e.field + ": " + e.message
+	}
+	return e.message
+}
+
+func badRequest(field, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, code: "invalid_argument", field: field,
+		message: fmt.Sprintf(format, args...)}
+}
+
+func tooLarge(field, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusRequestEntityTooLarge, code: "payload_too_large", field: field,
+		message: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) *apiError {
+	return &apiError{status: http.StatusNotFound, code: "not_found", message: fmt.Sprintf(format, args...)}
+}
+
+func forbidden(format string, args ...any) *apiError {
+	return &apiError{status: http.StatusForbidden, code: "permission_denied", message: fmt.Sprintf(format, args...)}
+}
+
+// toAPIError maps the client's errors to answers. What is not bad input,
+// a missing job or a conflict is the database failing: 503.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	var ve *skiplock.ValidationError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &ve):
+		return &apiError{status: http.StatusBadRequest, code: "invalid_argument", field: ve.Field, message: ve.Message}
+	case errors.Is(err, skiplock.ErrMissingDependency):
+		return &apiError{status: http.StatusBadRequest, code: "invalid_argument", field: "depends_on", message: err.Error()}
+	case errors.Is(err, skiplock.ErrNotFound):
+		return &apiError{status: http.StatusNotFound, code: "not_found", message: err.Error()}
+	case errors.Is(err, skiplock.ErrLeaseLost), errors.Is(err, skiplock.ErrWrongState):
+		return &apiError{status: http.StatusConflict, code: "conflict", message: err.Error()}
+	}
+	return &apiError{status: http.StatusServiceUnavailable, code: "unavailable", message: "database unavailable"}
+}
+
+type errorBody struct {
+	Error errorDetail `json:"error"`
+}
+
+type errorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(err)
+	if ae.status >= 500 {
+		if r.Context().Err() != nil && errors.Is(err, context.Canceled) {
+			return // the caller went away; nobody reads the answer
+		}
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	}
+	writeJSON(w, ae.status, errorBody{Error: errorDetail{Code: ae.code, Message: ae.message, Field: ae.field}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"encode answer"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}

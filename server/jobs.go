@@ -1,0 +1,309 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/skiplock/skiplock"
+)
+
+// Listing bounds of GET /v1/jobs.
+const (
+	defaultListLimit = 50
+	maxListLimit     = 1000
+	maxWorkflowJobs  = 10000
+)
+
+type jobAnswer struct {
+	Job       *skiplock.JobView `json:"job"`
+	Duplicate bool              `json:"duplicate,omitempty"`
+}
+
+func views(jobs []*skiplock.JobRow) []*skiplock.JobView {
+	out := make([]*skiplock.JobView, len(jobs))
+	for i, j := range jobs {
+		out[i] = skiplock.NewJobView(j)
+	}
+	return out
+}
+
+// singleBodyLimit bounds a one-job body: the payload and room for the rest.
+func (s *Server) singleBodyLimit() int64 { return s.cfg.MaxPayloadBytes + 256<<10 }
+
+func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, p *principal) error {
+	body, err := readBody(r, s.singleBodyLimit())
+	if err != nil {
+		return err
+	}
+	job, err := s.parseSpec(body, "", p)
+	if err != nil {
+		return err
+	}
+	if err := s.checkParents(r.Context(), "", p, []skiplock.InsertManyParams{job}); err != nil {
+		return err
+	}
+	res, err := s.client.Insert(r.Context(), job.Args, job.Opts)
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if res.Duplicate {
+		status = http.StatusOK
+	} else {
+		s.inserted(res.Job)
+	}
+	writeJSON(w, status, jobAnswer{Job: skiplock.NewJobView(res.Job), Duplicate: res.Duplicate})
+	return nil
+}
+
+// inserted counts a new job and wakes long polls on its queue.
+func (s *Server) inserted(j *skiplock.JobRow) {
+	s.metrics.enqueued.WithLabelValues(j.Kind, j.Queue).Inc()
+	if j.State == skiplock.StatePending {
+		s.wake.wake(j.Queue)
+	}
+}
+
+type batchBody struct {
+	Jobs []json.RawMessage `json:"jobs"`
+}
+
+type batchAnswer struct {
+	Jobs []batchJob `json:"jobs"`
+}
+
+type batchJob struct {
+	*skiplock.JobView
+	Duplicate bool `json:"duplicate,omitempty"`
+}
+
+func (s *Server) enqueueBatch(w http.ResponseWriter, r *http.Request, p *principal) error {
+	var body batchBody
+	if err := decodeBody(r, s.cfg.MaxBatchBodyBytes, &body); err != nil {
+		return err
+	}
+	switch {
+	case body.Jobs == nil:
+		return badRequest("jobs", "is required: an array of 1 to %d jobs", DefaultMaxBatchJobs)
+	case len(body.Jobs) == 0 || len(body.Jobs) > DefaultMaxBatchJobs:
+		return badRequest("jobs", "must hold 1 to %d jobs, got %d", DefaultMaxBatchJobs, len(body.Jobs))
+	}
+	jobs := make([]skiplock.InsertManyParams, len(body.Jobs))
+	for i, raw := range body.Jobs {
+		var err error
+		if jobs[i], err = s.parseSpec(raw, fmt.Sprintf("jobs[%d]", i), p); err != nil {
+			return err
+		}
+	}
+	if err := s.checkParents(r.Context(), "jobs", p, jobs); err != nil {
+		return err
+	}
+	res, err := s.client.InsertBatch(r.Context(), jobs)
+	if err != nil {
+		return err
+	}
+	out := batchAnswer{Jobs: make([]batchJob, len(res))}
+	for i, r := range res {
+		out.Jobs[i] = batchJob{JobView: skiplock.NewJobView(r.Job), Duplicate: r.Duplicate}
+		if !r.Duplicate {
+			s.inserted(r.Job)
+		}
+	}
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// visibleJob answers a job the principal may see; another tenant's job is
+// as missing as one that does not exist.
+func (s *Server) visibleJob(ctx context.Context, id int64, p *principal) (*skiplock.JobRow, error) {
+	j, err := s.client.JobGet(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !p.sees(j.Tenant) {
+		return nil, notFound("job %d: not found", id)
+	}
+	return j, nil
+}
+
+func (s *Server) getJob(w http.ResponseWriter, r *http.Request, p *principal) error {
+	id, err := parseID(r)
+	if err != nil {
+		return err
+	}
+	j, err := s.visibleJob(r.Context(), id, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
+	return nil
+}
+
+// jobAction answers POST /v1/jobs/{id}/cancel and the like.
+func (s *Server) jobAction(act func(context.Context, int64) (*skiplock.JobRow, error)) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p *principal) error {
+		id, err := parseID(r)
+		if err != nil {
+			return err
+		}
+		if _, err := s.visibleJob(r.Context(), id, p); err != nil {
+			return err
+		}
+		j, err := act(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		if j.State == skiplock.StatePending {
+			s.wake.wake(j.Queue)
+		}
+		writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
+		return nil
+	}
+}
+
+type listAnswer struct {
+	Jobs       []*skiplock.JobView `json:"jobs"`
+	NextCursor string              `json:"next_cursor"`
+}
+
+func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, p *principal) error {
+	lp, err := listParams(r)
+	if err != nil {
+		return err
+	}
+	lp.Tenant = p.tenantFilter(lp.Tenant)
+	limit := lp.Limit
+	lp.Limit = limit + 1 // one more tells whether there is a next page
+	jobs, err := s.client.JobList(r.Context(), lp)
+	if err != nil {
+		return err
+	}
+	out := listAnswer{}
+	if len(jobs) > limit {
+		jobs = jobs[:limit]
+		out.NextCursor = strconv.FormatInt(jobs[limit-1].ID, 10)
+	}
+	out.Jobs = views(jobs)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func listParams(r *http.Request) (skiplock.JobListParams, error) {
+	q := r.URL.Query()
+	lp := skiplock.JobListParams{Limit: defaultListLimit}
+	for _, v := range q["state"] {
+		for _, st := range strings.Split(v, ",") {
+			if st == "" {
+				continue
+			}
+			state := skiplock.JobState(st)
+			if !state.Valid() {
+				return lp, badRequest("state", "unknown state %q (want one of scheduled, waiting, pending, running, paused, completed, failed, cancelled)", truncate(st, 40))
+			}
+			lp.States = append(lp.States, state)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"kind", &lp.Kind}, {"queue", &lp.Queue}, {"workflow_id", &lp.WorkflowID}} {
+		v := q.Get(f.name)
+		if err := checkText(f.name, v, maxKeyBytes); err != nil {
+			return lp, err
+		}
+		*f.dst = v
+	}
+	if q.Has("tenant") {
+		t := q.Get("tenant")
+		if err := checkText("tenant", t, maxNameBytes); err != nil {
+			return lp, err
+		}
+		lp.Tenant = &t
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxListLimit {
+			return lp, badRequest("limit", "must be an integer between 1 and %d, got %q", maxListLimit, truncate(v, 40))
+		}
+		lp.Limit = n
+	}
+	if v := q.Get("cursor"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return lp, badRequest("cursor", "must be a next_cursor of an earlier page, got %q", truncate(v, 40))
+		}
+		lp.BeforeID = id
+	}
+	return lp, nil
+}
+
+type workflowAnswer struct {
+	WorkflowID string              `json:"workflow_id"`
+	State      string              `json:"state"`
+	Jobs       []*skiplock.JobView `json:"jobs"`
+}
+
+func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, p *principal) error {
+	id := r.PathValue("workflow_id")
+	if err := checkText("workflow_id", id, maxKeyBytes); err != nil {
+		return err
+	}
+	var jobs []*skiplock.JobRow
+	lp := skiplock.JobListParams{WorkflowID: id, Tenant: p.tenantFilter(nil), Limit: maxListLimit}
+	for len(jobs) < maxWorkflowJobs {
+		page, err := s.client.JobList(r.Context(), lp)
+		if err != nil {
+			return err
+		}
+		jobs = append(jobs, page...)
+		if len(page) < lp.Limit {
+			break
+		}
+		lp.BeforeID = page[len(page)-1].ID
+	}
+	if len(jobs) == 0 {
+		return notFound("workflow %q: no jobs", truncate(id, 80))
+	}
+	// Oldest first: a workflow reads in the order its stages were made.
+	for i, j := 0, len(jobs)-1; i < j; i, j = i+1, j-1 {
+		jobs[i], jobs[j] = jobs[j], jobs[i]
+	}
+	writeJSON(w, http.StatusOK, workflowAnswer{WorkflowID: id, State: workflowState(jobs), Jobs: views(jobs)})
+	return nil
+}
+
+// workflowState is running while any job is live, else failed if any
+// failed, cancelled if any was cancelled, completed when all completed.
+func workflowState(jobs []*skiplock.JobRow) string {
+	var failed, cancelled bool
+	for _, j := range jobs {
+		switch {
+		case !j.State.Finished():
+			return "running"
+		case j.State == skiplock.StateFailed:
+			failed = true
+		case j.State == skiplock.StateCancelled:
+			cancelled = true
+		}
+	}
+	switch {
+	case failed:
+		return "failed"
+	case cancelled:
+		return "cancelled"
+	}
+	return "completed"
+}
+
+// rawOrNull answers raw JSON, or null when empty.
+func rawOrNull(b []byte) json.RawMessage {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}

@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/driver"
+)
+
+type queueView struct {
+	Name                    string                      `json:"name"`
+	Paused                  bool                        `json:"paused"`
+	Counts                  map[skiplock.JobState]int64 `json:"counts"`
+	OldestPendingAgeSeconds float64                     `json:"oldest_pending_age_seconds"`
+}
+
+// liveStates are the states a queue's counts always show.
+var liveStates = []skiplock.JobState{skiplock.StateScheduled, skiplock.StateWaiting, skiplock.StatePending,
+	skiplock.StateRunning, skiplock.StatePaused}
+
+func newQueueView(q skiplock.QueueInfo) queueView {
+	v := queueView{Name: q.Name, Paused: q.Paused, Counts: map[skiplock.JobState]int64{},
+		OldestPendingAgeSeconds: q.OldestPendingAge.Seconds()}
+	for _, st := range liveStates {
+		v.Counts[st] = 0
+	}
+	for st, n := range q.Counts {
+		v.Counts[st] = n
+	}
+	return v
+}
+
+// unscoped refuses tenant-scoped tokens on views that add up every tenant.
+func unscoped(p *principal) error {
+	if p.scoped {
+		return forbidden("this view counts the jobs of every tenant; it needs a token without a tenant scope")
+	}
+	return nil
+}
+
+func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, p *principal) error {
+	if err := unscoped(p); err != nil {
+		return err
+	}
+	queues, err := s.client.QueueList(r.Context(), false)
+	if err != nil {
+		return err
+	}
+	out := make([]queueView, len(queues))
+	for i, q := range queues {
+		out[i] = newQueueView(q)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"queues": out})
+	return nil
+}
+
+func (s *Server) queueAction(pause bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p *principal) error {
+		name := r.PathValue("queue")
+		if err := checkText("queue", name, maxNameBytes); err != nil {
+			return err
+		}
+		if err := unscoped(p); err != nil {
+			return err
+		}
+		var err error
+		if pause {
+			err = s.client.QueuePause(r.Context(), name)
+		} else {
+			err = s.client.QueueResume(r.Context(), name)
+			s.wake.wake(name)
+		}
+		if err != nil {
+			return err
+		}
+		queues, err := s.client.QueueList(r.Context(), false)
+		if err != nil {
+			return err
+		}
+		view := newQueueView(skiplock.QueueInfo{Name: name, Paused: pause})
+		for _, q := range queues {
+			if q.Name == name {
+				view = newQueueView(q)
+			}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"queue": view})
+		return nil
+	}
+}
+
+func (s *Server) listKinds(w http.ResponseWriter, _ *http.Request, _ *principal) error {
+	kinds := s.cfg.Contracts.Kinds()
+	if kinds == nil {
+		kinds = []contract.KindInfo{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"kinds": kinds})
+	return nil
+}
+
+type statsAnswer struct {
+	Totals     map[skiplock.JobState]int64            `json:"totals"`
+	ByKind     map[string]map[skiplock.JobState]int64 `json:"by_kind"`
+	Throughput struct {
+		LastMinute map[skiplock.JobState]int64 `json:"last_minute"`
+		LastHour   map[skiplock.JobState]int64 `json:"last_hour"`
+	} `json:"throughput"`
+}
+
+func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *principal) error {
+	if err := unscoped(p); err != nil {
+		return err
+	}
+	st, err := s.drv.JobStats(r.Context())
+	if err != nil {
+		return err
+	}
+	out := statsAnswer{Totals: map[skiplock.JobState]int64{}, ByKind: map[string]map[skiplock.JobState]int64{}}
+	for _, state := range driver.AllStates {
+		out.Totals[state] = 0
+	}
+	for state, kinds := range st.ByStateKind {
+		for kind, n := range kinds {
+			out.Totals[state] += n
+			if out.ByKind[kind] == nil {
+				out.ByKind[kind] = map[skiplock.JobState]int64{}
+			}
+			out.ByKind[kind][state] += n
+		}
+	}
+	out.Throughput.LastMinute = orEmpty(st.FinishedLastMinute)
+	out.Throughput.LastHour = orEmpty(st.FinishedLastHour)
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func orEmpty(m map[skiplock.JobState]int64) map[skiplock.JobState]int64 {
+	if m == nil {
+		return map[skiplock.JobState]int64{}
+	}
+	return m
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *principal) error {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	if _, err := s.drv.TokenCount(ctx); err != nil {
+		s.log.Warn("health check: database does not answer", "error", err)
+		return &apiError{status: http.StatusServiceUnavailable, code: "unavailable", message: "database does not answer"}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "database": s.drv.Name()})
+	return nil
+}

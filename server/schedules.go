@@ -1,0 +1,155 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/skiplock/skiplock"
+)
+
+type scheduleView struct {
+	Key          string          `json:"key"`
+	Tenant       string          `json:"tenant"`
+	Kind         string          `json:"kind"`
+	Queue        string          `json:"queue"`
+	Payload      json.RawMessage `json:"payload"`
+	EverySeconds float64         `json:"every_seconds"`
+	NextRunAt    time.Time       `json:"next_run_at"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+}
+
+func newScheduleView(s *skiplock.Schedule) scheduleView {
+	payload := json.RawMessage(s.Payload)
+	if len(payload) == 0 {
+		payload = json.RawMessage("{}")
+	}
+	return scheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
+		EverySeconds: s.Every.Seconds(), NextRunAt: s.NextRunAt.UTC(), CreatedAt: s.CreatedAt.UTC(),
+		UpdatedAt: s.UpdatedAt.UTC()}
+}
+
+// scheduleTenant is the tenant a schedule request acts for: the token's
+// when scoped, else ?tenant= (default "").
+func scheduleTenant(r *http.Request, p *principal) (string, error) {
+	if p.scoped {
+		return p.tenant, nil
+	}
+	t := r.URL.Query().Get("tenant")
+	return t, checkText("tenant", t, maxNameBytes)
+}
+
+func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request, p *principal) error {
+	var tenant *string
+	if p.scoped || r.URL.Query().Has("tenant") {
+		t, err := scheduleTenant(r, p)
+		if err != nil {
+			return err
+		}
+		tenant = &t
+	}
+	list, err := s.client.ScheduleList(r.Context(), tenant)
+	if err != nil {
+		return err
+	}
+	out := make([]scheduleView, len(list))
+	for i, sc := range list {
+		out[i] = newScheduleView(sc)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"schedules": out})
+	return nil
+}
+
+type scheduleBody struct {
+	Kind         string          `json:"kind"`
+	Payload      json.RawMessage `json:"payload"`
+	Queue        string          `json:"queue"`
+	EverySeconds *float64        `json:"every_seconds"`
+	NextRunAt    *string         `json:"next_run_at"`
+}
+
+func (s *Server) putSchedule(w http.ResponseWriter, r *http.Request, p *principal) error {
+	key := r.PathValue("key")
+	if err := checkText("key", key, maxKeyBytes); err != nil {
+		return err
+	}
+	tenant, err := scheduleTenant(r, p)
+	if err != nil {
+		return err
+	}
+	var b scheduleBody
+	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
+		return err
+	}
+	sc, err := s.scheduleFromBody(key, tenant, &b)
+	if err != nil {
+		return err
+	}
+	saved, err := s.client.ScheduleUpsert(r.Context(), sc)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"schedule": newScheduleView(saved)})
+	return nil
+}
+
+func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiplock.Schedule, error) {
+	if b.Kind == "" {
+		return nil, badRequest("kind", "is required")
+	}
+	if err := checkText("kind", b.Kind, maxNameBytes); err != nil {
+		return nil, err
+	}
+	if err := checkText("queue", b.Queue, maxNameBytes); err != nil {
+		return nil, err
+	}
+	if b.EverySeconds == nil {
+		return nil, badRequest("every_seconds", "is required")
+	}
+	every, err := secondsParam("every_seconds", b.EverySeconds, maxDelaySeconds)
+	if err != nil {
+		return nil, err
+	}
+	if every < time.Second {
+		return nil, badRequest("every_seconds", "must be at least 1, got %g", *b.EverySeconds)
+	}
+	if int64(len(b.Payload)) > s.cfg.MaxPayloadBytes {
+		return nil, tooLarge("payload", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
+	}
+	payload, err := cleanJSON("payload", b.Payload)
+	if err != nil {
+		return nil, err
+	}
+	if payload == nil {
+		payload = json.RawMessage("{}")
+	} else if payload[0] != '{' {
+		return nil, badRequest("payload", "must be a JSON object")
+	}
+	next := time.Now().UTC()
+	if b.NextRunAt != nil {
+		at, err := time.Parse(time.RFC3339Nano, *b.NextRunAt)
+		if err != nil || at.Year() < 1970 {
+			return nil, badRequest("next_run_at", "must be an RFC 3339 timestamp after 1970, got %q", truncate(*b.NextRunAt, 40))
+		}
+		next = at.UTC()
+	}
+	return &skiplock.Schedule{Key: key, Tenant: tenant, Kind: b.Kind, Queue: b.Queue, Payload: payload,
+		Every: every, NextRunAt: next}, nil
+}
+
+func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request, p *principal) error {
+	key := r.PathValue("key")
+	if err := checkText("key", key, maxKeyBytes); err != nil {
+		return err
+	}
+	tenant, err := scheduleTenant(r, p)
+	if err != nil {
+		return err
+	}
+	if err := s.client.ScheduleDelete(r.Context(), tenant, key); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"deleted": true, "key": key, "tenant": tenant})
+	return nil
+}

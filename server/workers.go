@@ -1,0 +1,299 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/skiplock/skiplock"
+)
+
+// Bounds of the worker protocol.
+const (
+	maxLeaseSeconds = 7 * 24 * 3600
+	maxKinds        = 100
+)
+
+type claimBody struct {
+	WorkerID     string   `json:"worker_id"`
+	Max          *int     `json:"max"`
+	LeaseSeconds *float64 `json:"lease_seconds"`
+	WaitSeconds  *float64 `json:"wait_seconds"`
+	Kinds        []string `json:"kinds"`
+}
+
+type jobsAnswer struct {
+	Jobs []*skiplock.JobView `json:"jobs"`
+}
+
+func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) error {
+	queue := r.PathValue("queue")
+	if err := checkText("queue", queue, maxNameBytes); err != nil {
+		return err
+	}
+	if p.scoped {
+		return forbidden("claiming needs a token without a tenant scope: a queue holds the jobs of every tenant")
+	}
+	var b claimBody
+	if err := decodeBody(r, 1<<20, &b); err != nil {
+		return err
+	}
+	params, wait, err := claimParams(queue, &b)
+	if err != nil {
+		return err
+	}
+	// A long poll may outlast the server's write timeout.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
+	jobs, err := s.claimWaiting(r.Context(), params, wait)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, jobsAnswer{Jobs: views(jobs)})
+	return nil
+}
+
+func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, time.Duration, error) {
+	params := skiplock.ClaimParams{Queue: queue, WorkerID: b.WorkerID, Max: 1, Kinds: b.Kinds}
+	if b.WorkerID == "" {
+		return params, 0, badRequest("worker_id", "is required")
+	}
+	if err := checkText("worker_id", b.WorkerID, maxNameBytes); err != nil {
+		return params, 0, err
+	}
+	if b.Max != nil {
+		params.Max = *b.Max
+	}
+	if len(b.Kinds) > maxKinds {
+		return params, 0, badRequest("kinds", "must name at most %d kinds", maxKinds)
+	}
+	for i, k := range b.Kinds {
+		if err := checkText(fmt.Sprintf("kinds[%d]", i), k, maxNameBytes); err != nil {
+			return params, 0, err
+		}
+	}
+	lease, err := secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds)
+	if err != nil {
+		return params, 0, err
+	}
+	if b.LeaseSeconds != nil && lease < time.Second {
+		return params, 0, badRequest("lease_seconds", "must be at least 1, got %g", *b.LeaseSeconds)
+	}
+	params.Lease = lease
+	wait, err := secondsParam("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)
+	return params, wait, err
+}
+
+// claimWaiting claims at once, and while there is nothing waits up to
+// wait for a wake-up of the queue (or a short fallback re-check).
+func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams, wait time.Duration) ([]*skiplock.JobRow, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		woken := s.wake.wait(params.Queue)
+		jobs, err := s.client.Claim(ctx, params)
+		if err != nil || len(jobs) > 0 {
+			return jobs, err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return jobs, nil
+		}
+		recheck := time.NewTimer(min(left, s.cfg.ClaimRecheckInterval))
+		select {
+		case <-woken:
+		case <-recheck.C:
+		case <-ctx.Done():
+			recheck.Stop()
+			return nil, ctx.Err()
+		case <-s.ctx.Done():
+			recheck.Stop()
+			return jobs, nil // shutting down: answer what there is
+		}
+		recheck.Stop()
+	}
+}
+
+type heartbeatBody struct {
+	WorkerID        string          `json:"worker_id"`
+	LeaseSeconds    *float64        `json:"lease_seconds"`
+	Progress        *int            `json:"progress"`
+	ProgressMessage *string         `json:"progress_message"`
+	Checkpoint      json.RawMessage `json:"checkpoint"`
+}
+
+type heartbeatAnswer struct {
+	LeaseUntil      time.Time `json:"lease_until"`
+	CancelRequested bool      `json:"cancel_requested"`
+}
+
+// heldJob checks a report's job id and worker id, and that a scoped token
+// reports only on its tenant's jobs.
+func (s *Server) heldJob(r *http.Request, p *principal, workerID string) (int64, error) {
+	id, err := parseID(r)
+	if err != nil {
+		return 0, err
+	}
+	if workerID == "" {
+		return 0, badRequest("worker_id", "is required")
+	}
+	if err := checkText("worker_id", workerID, maxNameBytes); err != nil {
+		return 0, err
+	}
+	if p.scoped {
+		if _, err := s.visibleJob(r.Context(), id, p); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal) error {
+	var b heartbeatBody
+	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
+		return err
+	}
+	id, err := s.heldJob(r, p, b.WorkerID)
+	if err != nil {
+		return err
+	}
+	hp := skiplock.HeartbeatParams{WorkerID: b.WorkerID, Progress: b.Progress, ProgressMessage: b.ProgressMessage}
+	if hp.Lease, err = secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
+		return err
+	}
+	if b.ProgressMessage != nil {
+		if err := checkText("progress_message", *b.ProgressMessage, maxProgressBytes); err != nil {
+			return err
+		}
+	}
+	if int64(len(b.Checkpoint)) > s.cfg.MaxPayloadBytes {
+		return tooLarge("checkpoint", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
+	}
+	if hp.Checkpoint, err = cleanJSON("checkpoint", b.Checkpoint); err != nil {
+		return err
+	}
+	res, err := s.client.Heartbeat(r.Context(), id, hp)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, heartbeatAnswer{LeaseUntil: res.LeaseUntil.UTC(), CancelRequested: res.CancelRequested})
+	return nil
+}
+
+type completeBody struct {
+	WorkerID string            `json:"worker_id"`
+	Result   json.RawMessage   `json:"result"`
+	Next     []json.RawMessage `json:"next"`
+}
+
+type completeAnswer struct {
+	Job  *skiplock.JobView   `json:"job"`
+	Next []*skiplock.JobView `json:"next"`
+}
+
+func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) error {
+	var b completeBody
+	if err := decodeBody(r, s.cfg.MaxBatchBodyBytes, &b); err != nil {
+		return err
+	}
+	id, err := s.heldJob(r, p, b.WorkerID)
+	if err != nil {
+		return err
+	}
+	if int64(len(b.Result)) > s.cfg.MaxPayloadBytes {
+		return tooLarge("result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
+	}
+	result, err := cleanJSON("result", b.Result)
+	if err != nil {
+		return err
+	}
+	if len(b.Next) > DefaultMaxBatchJobs {
+		return badRequest("next", "must hold at most %d jobs, got %d", DefaultMaxBatchJobs, len(b.Next))
+	}
+	next := make([]skiplock.InsertManyParams, len(b.Next))
+	for i, raw := range b.Next {
+		if next[i], err = s.parseSpec(raw, fmt.Sprintf("next[%d]", i), p); err != nil {
+			return err
+		}
+	}
+	if err := s.checkParents(r.Context(), "next", p, next); err != nil {
+		return err
+	}
+	j, res, err := s.client.Complete(r.Context(), id, b.WorkerID, result, next)
+	if err != nil {
+		return err
+	}
+	s.finished(j)
+	out := completeAnswer{Job: skiplock.NewJobView(j), Next: make([]*skiplock.JobView, len(res))}
+	for i, n := range res {
+		out.Next[i] = skiplock.NewJobView(n.Job)
+		if !n.Duplicate {
+			s.inserted(n.Job)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type failBody struct {
+	WorkerID string `json:"worker_id"`
+	Error    *struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Retryable      *bool    `json:"retryable"`
+	RetryInSeconds *float64 `json:"retry_in_seconds"`
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) error {
+	var b failBody
+	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
+		return err
+	}
+	id, err := s.heldJob(r, p, b.WorkerID)
+	if err != nil {
+		return err
+	}
+	fp := skiplock.FailParams{WorkerID: b.WorkerID, Retryable: b.Retryable == nil || *b.Retryable}
+	if b.Error != nil {
+		if err := checkText("error.type", b.Error.Type, maxNameBytes); err != nil {
+			return err
+		}
+		if err := checkText("error.message", b.Error.Message, maxMessageBytes); err != nil {
+			return err
+		}
+		fp.ErrorType, fp.Message = b.Error.Type, b.Error.Message
+	}
+	if b.RetryInSeconds != nil {
+		d, err := secondsParam("retry_in_seconds", b.RetryInSeconds, maxDelaySeconds)
+		if err != nil {
+			return err
+		}
+		fp.RetryIn = &d
+	}
+	j, err := s.client.Fail(r.Context(), id, fp)
+	if err != nil {
+		return err
+	}
+	s.finished(j)
+	if j.State == skiplock.StatePending {
+		s.wake.wake(j.Queue)
+	}
+	writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
+	return nil
+}
+
+// finished counts a job a worker reported on.
+func (s *Server) finished(j *skiplock.JobRow) {
+	switch j.State {
+	case skiplock.StateCompleted:
+		s.metrics.completed.WithLabelValues(j.Kind, j.Queue).Inc()
+		if j.StartedAt != nil && j.FinishedAt != nil {
+			s.metrics.duration.WithLabelValues(j.Kind, j.Queue).Observe(j.FinishedAt.Sub(*j.StartedAt).Seconds())
+		}
+	case skiplock.StateFailed:
+		s.metrics.failed.WithLabelValues(j.Kind, j.Queue).Inc()
+	case skiplock.StateScheduled, skiplock.StatePending:
+		s.metrics.retried.WithLabelValues(j.Kind, j.Queue).Inc()
+	}
+}
