@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock"
+)
+
+func init() { extraCommands = append(extraCommands, newSchedulesCmd) }
+
+// scheduleView is a schedule as the CLI (and API) shows it.
+type scheduleView struct {
+	Key          string          `json:"key"`
+	Tenant       string          `json:"tenant"`
+	Kind         string          `json:"kind"`
+	Queue        string          `json:"queue"`
+	Payload      json.RawMessage `json:"payload"`
+	Every        string          `json:"every"`
+	EverySeconds float64         `json:"every_seconds"`
+	NextRunAt    time.Time       `json:"next_run_at"`
+	CreatedAt    time.Time       `json:"created_at"`
+	UpdatedAt    time.Time       `json:"updated_at"`
+}
+
+func newScheduleView(s *skiplock.Schedule) scheduleView {
+	payload := json.RawMessage(s.Payload)
+	if len(payload) == 0 {
+		payload = json.RawMessage("{}")
+	}
+	return scheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
+		Every: s.Every.String(), EverySeconds: s.Every.Seconds(), NextRunAt: s.NextRunAt, CreatedAt: s.CreatedAt,
+		UpdatedAt: s.UpdatedAt}
+}
+
+func newSchedulesCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "schedules", Short: "List, add and remove recurring per-entity schedules"}
+	cmd.AddCommand(newSchedulesListCmd(g), newSchedulesAddCmd(g), newSchedulesRemoveCmd(g))
+	return cmd
+}
+
+func newSchedulesListCmd(g *globals) *cobra.Command {
+	var tenant string
+	var asJSON bool
+	cmd := &cobra.Command{Use: "list", Short: "List schedules by tenant and key", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, closeDB, err := g.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			var only *string
+			if cmd.Flags().Changed("tenant") {
+				only = &tenant
+			}
+			list, err := c.ScheduleList(cmd.Context(), only)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				views := make([]scheduleView, len(list))
+				for i, s := range list {
+					views[i] = newScheduleView(s)
+				}
+				return printJSON(cmd.OutOrStdout(), views)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "TENANT\tKEY\tKIND\tQUEUE\tEVERY\tNEXT_RUN_AT")
+			for _, s := range list {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Tenant, s.Key, s.Kind, s.Queue, s.Every,
+					s.NextRunAt.Format(time.RFC3339))
+			}
+			return w.Flush()
+		}}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "only this tenant")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newSchedulesAddCmd(g *globals) *cobra.Command {
+	var s skiplock.Schedule
+	var payload, nextRunAt string
+	var asJSON bool
+	cmd := &cobra.Command{Use: "add KEY", Short: "Add or replace the schedule KEY of a tenant",
+		Example: `  skiplock schedules add video:abc123 --kind track_video --every 6h --payload '{"video_id":"abc123"}'`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s.Key = args[0]
+			f := cmd.Flags()
+			if !f.Changed("kind") || s.Kind == "" {
+				return usagef("--kind: required")
+			}
+			if !f.Changed("every") {
+				return usagef("--every: required (e.g. 6h, 30m)")
+			}
+			if s.Every < time.Second {
+				return usagef("--every: must be at least 1s, got %s", s.Every)
+			}
+			if payload != "" {
+				if !json.Valid([]byte(payload)) {
+					return usagef("--payload: not valid JSON")
+				}
+				s.Payload = []byte(payload)
+			}
+			if nextRunAt != "" {
+				at, err := time.Parse(time.RFC3339, nextRunAt)
+				if err != nil {
+					return usagef("--next-run-at: want RFC 3339 (2026-11-21T10:00:00Z): %v", err)
+				}
+				s.NextRunAt = at
+			}
+			c, closeDB, err := g.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			saved, err := c.ScheduleUpsert(cmd.Context(), &s)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(cmd.OutOrStdout(), newScheduleView(saved))
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "schedule %s: %s every %s, next run %s\n", saved.Key, saved.Kind, saved.Every,
+				saved.NextRunAt.Format(time.RFC3339))
+			return nil
+		}}
+	f := cmd.Flags()
+	f.StringVar(&s.Kind, "kind", "", "kind of the jobs (required)")
+	f.DurationVar(&s.Every, "every", 0, "interval between runs, e.g. 6h (required)")
+	f.StringVar(&payload, "payload", "", "JSON payload of each job (default {})")
+	f.StringVar(&s.Queue, "queue", skiplock.DefaultQueue, "queue of the jobs")
+	f.StringVar(&s.Tenant, "tenant", "", "tenant owning the schedule")
+	f.StringVar(&nextRunAt, "next-run-at", "", "first run, RFC 3339 (default now)")
+	f.BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func newSchedulesRemoveCmd(g *globals) *cobra.Command {
+	var tenant string
+	cmd := &cobra.Command{Use: "remove KEY", Short: "Remove a schedule (its jobs stay)", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, closeDB, err := g.client(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			if err := c.ScheduleDelete(cmd.Context(), tenant, args[0]); err != nil {
+				return fmt.Errorf("schedule %q (tenant %q): %w", args[0], tenant, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "schedule %s removed\n", args[0])
+			return nil
+		}}
+	cmd.Flags().StringVar(&tenant, "tenant", "", "tenant owning the schedule")
+	return cmd
+}
