@@ -26,6 +26,8 @@ var wfDrivers = []struct {
 	open func(t *testing.T) driver.Driver
 }{
 	{"postgres", func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d }},
+	// SQLite, once its driver passes (every write hangs as of this commit):
+	// {"sqlite", func(t *testing.T) driver.Driver { return sqlitetest.New(t) }},
 }
 
 // forEachDriver runs fn on every driver, in parallel.
