@@ -27,7 +27,7 @@ type Client struct {
 	producers atomic.Pointer[map[string]*producer]
 	completer *completer.Completer
 	// stopFetch ends claiming; stopAll ends the services after the drain.
-	stopFetch, stopAll context.CancelFunc
+	stopFetch, stopAll              context.CancelFunc
 	producersWG, jobsWG, servicesWG sync.WaitGroup
 }
 
@@ -186,7 +186,7 @@ func (c *Client) flushed(batch []driver.CompleteParams, completed []int64) {
 		if !done[p.ID] {
 			c.log.Warn("completion refused: lease lost", "job_id", p.ID, "attempt", p.Attempt)
 		}
-		c.running.remove(p.ID)
+		c.running.remove(p.ID, p.Attempt)
 	}
 }
 

@@ -52,10 +52,10 @@ func (c *Client) execute(row *JobRow) {
 		c.completeWithNext(run)
 	case err == nil:
 		if !c.completer.Add(driver.CompleteParams{HeldJob: run.held(), Result: run.result}) {
-			c.running.remove(row.ID) // stopped: the job runs again after its lease
+			c.running.remove(row.ID, row.Attempt) // stopped: the job runs again after its lease
 		}
 	case errors.Is(err, ErrLeaseLost):
-		c.running.remove(row.ID) // another worker has it now
+		c.running.remove(row.ID, row.Attempt) // another worker has it now
 	case errors.Is(err, ErrStopping):
 		c.handBack(run)
 	default:
@@ -83,7 +83,7 @@ func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
 // recordFailure retries the job with backoff, snoozes it, or fails it for
 // good when it is permanent or out of retries.
 func (c *Client) recordFailure(run *runningJob, err error) {
-	defer c.running.remove(run.row.ID)
+	defer c.running.remove(run.row.ID, run.row.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var snooze *SnoozeError
@@ -113,7 +113,7 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 
 // handBack returns a job cancelled by shutdown to pending, attempt unspent.
 func (c *Client) handBack(run *runningJob) {
-	defer c.running.remove(run.row.ID)
+	defer c.running.remove(run.row.ID, run.row.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now()})
@@ -123,7 +123,7 @@ func (c *Client) handBack(run *runningJob) {
 // completeWithNext completes the job and inserts its next stages in one
 // transaction: both happen or neither.
 func (c *Client) completeWithNext(run *runningJob) {
-	defer c.running.remove(run.row.ID)
+	defer c.running.remove(run.row.ID, run.row.Attempt)
 	err := c.inTx(context.Background(), func(tx driver.Executor) error {
 		done, err := tx.JobCompleteMany(context.Background(), []driver.CompleteParams{{HeldJob: run.held(), Result: run.result}})
 		if err != nil {
@@ -132,10 +132,22 @@ func (c *Client) completeWithNext(run *runningJob) {
 		if len(done) == 0 {
 			return ErrLeaseLost
 		}
+		if cancelled, err := endedCancelled(context.Background(), tx, run.row.ID); err != nil || cancelled {
+			return err // a job asked to cancel ends cancelled and starts no next stage
+		}
 		_, err = c.insertNext(context.Background(), tx, run.row, run.next)
 		return err
 	})
 	c.afterCompleteWithNext(run, err)
+}
+
+// endedCancelled reports whether a job just finished in tx ended cancelled.
+func endedCancelled(ctx context.Context, tx driver.Executor, id int64) (bool, error) {
+	j, err := tx.JobGet(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	return j.State == StateCancelled, nil
 }
 
 func (c *Client) logOutcome(run *runningJob, what string, err error, attrs ...any) {

@@ -113,6 +113,9 @@ func (c *Client) Complete(ctx context.Context, id int64, workerID string, result
 		if len(done) == 0 {
 			return ErrLeaseLost
 		}
+		if cancelled, err := endedCancelled(ctx, tx, id); err != nil || cancelled {
+			return err // a job asked to cancel ends cancelled and starts no next stage
+		}
 		res, err := c.insertNext(ctx, tx, row, nexts)
 		for _, r := range res {
 			out = append(out, &InsertResult{Job: r.Job, Duplicate: r.Duplicate})

@@ -65,9 +65,13 @@ func (s *runningSet) add(r *runningJob) {
 	s.mu.Unlock()
 }
 
-func (s *runningSet) remove(id int64) {
+// remove forgets attempt `attempt` of a job; a newer attempt of the same job
+// (rescued, then claimed here again) stays.
+func (s *runningSet) remove(id int64, attempt int) {
 	s.mu.Lock()
-	delete(s.jobs, id)
+	if r := s.jobs[id]; r != nil && r.row.Attempt == attempt {
+		delete(s.jobs, id)
+	}
 	s.mu.Unlock()
 }
 

@@ -703,3 +703,30 @@ func wfDeleteAllJobs(t *testing.T, b *wfBundle) {
 type pgPooled interface{ Pool() *pgxpool.Pool }
 
 type sqlDBer interface{ DB() *sql.DB }
+
+// A job asked to cancel ends cancelled even when its worker returns nil,
+// and the next stages it asked for are not inserted.
+func TestWorkflowCancelledJobStartsNoNextStage(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, b *wfBundle) {
+		started := make(chan struct{})
+		c := b.client(t, true, func(c *skiplock.Config) {
+			c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 2}}
+			c.Workers = skiplock.NewWorkers()
+			skiplock.MustAddWorker(c.Workers, skiplock.WorkFunc[holdArgs](func(ctx context.Context, j *skiplock.Job[holdArgs]) error {
+				j.Next(taskArgs{Name: "after-cancel"}, nil)
+				close(started)
+				<-ctx.Done()
+				return nil // ignores the cancel and "succeeds"
+			}))
+		})
+		j := b.insert(t, c, holdArgs{}, &skiplock.InsertOpts{WorkflowID: "wf-cancel"})
+		<-started
+		if _, err := c.JobCancel(b.ctx, j.ID); err != nil {
+			t.Fatal(err)
+		}
+		b.waitState(t, j.ID, skiplock.StateCancelled)
+		if next := b.jobsOfKind(t, taskArgs{}.Kind()); len(next) != 0 {
+			t.Fatalf("a cancelled job inserted its next stage: %+v", next[0])
+		}
+	})
+}
