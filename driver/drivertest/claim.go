@@ -1,0 +1,187 @@
+package drivertest
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+var _ = add("ClaimOrder", func(e *env) {
+	now := time.Now()
+	mk := func(prio int, ago time.Duration) *driver.InsertParams {
+		p := job("a")
+		p.Priority, p.RunAt = prio, now.Add(-ago)
+		return p
+	}
+	a := e.insert(mk(5, 3*time.Second))
+	b := e.insert(mk(9, time.Second))
+	c := e.insert(mk(5, 2*time.Second))
+	d := e.insert(mk(5, 2*time.Second))
+	got := e.claim(driver.ClaimParams{Max: 2})
+	e.wantIDs(got, b.ID, a.ID)
+	got = e.claim(driver.ClaimParams{Max: 10})
+	e.wantIDs(got, c.ID, d.ID)
+	j := got[0]
+	if j.State != driver.StateRunning || j.Attempt != 1 || j.WorkerID != "w1" || j.StartedAt == nil ||
+		j.LeaseUntil == nil || j.HeartbeatAt == nil {
+		e.t.Fatalf("claimed job: state %s attempt %d worker %q started %v lease %v", j.State, j.Attempt,
+			j.WorkerID, j.StartedAt, j.LeaseUntil)
+	}
+	if more := e.claim(driver.ClaimParams{}); len(more) != 0 {
+		e.t.Fatalf("claimed %v twice", ids(more))
+	}
+})
+
+var _ = add("ClaimSkipsPausedOtherQueuesAndKinds", func(e *env) {
+	other := job("a")
+	other.Queue = "other"
+	e.insert(other)
+	known := e.insert(job("known"))
+	e.insert(job("unknown"))
+	if err := e.d.QueuePause(e.ctx, "default"); err != nil {
+		e.t.Fatal(err)
+	}
+	if got := e.claim(driver.ClaimParams{}); len(got) != 0 {
+		e.t.Fatalf("claimed %v from a paused queue", ids(got))
+	}
+	if err := e.d.QueueResume(e.ctx, "default"); err != nil {
+		e.t.Fatal(err)
+	}
+	got := e.claim(driver.ClaimParams{Kinds: []string{"known"}, Leases: []time.Duration{lease}})
+	e.wantIDs(got, known.ID)
+	if got := e.claim(driver.ClaimParams{Kinds: []string{"known"}}); len(got) != 0 {
+		e.t.Fatalf("claimed %v of another kind", ids(got))
+	}
+	if got := e.claim(driver.ClaimParams{}); len(got) != 1 || got[0].Kind != "unknown" {
+		e.t.Fatalf("claim of any kind: %v", ids(got))
+	}
+})
+
+var _ = add("ClaimLeasePerKind", func(e *env) {
+	short, long, other := e.insert(job("short")), e.insert(job("long")), e.insert(job("other"))
+	got := e.claim(driver.ClaimParams{Kinds: []string{"short", "long", "other"},
+		Leases: []time.Duration{2 * time.Second, time.Hour}, DefaultLease: time.Minute})
+	want := map[int64]time.Duration{short.ID: 2 * time.Second, long.ID: time.Hour, other.ID: time.Minute}
+	if len(got) != 3 {
+		e.t.Fatalf("claimed %v", ids(got))
+	}
+	for _, j := range got {
+		if l := j.LeaseUntil.Sub(*j.StartedAt); !near(*j.LeaseUntil, j.StartedAt.Add(want[j.ID]), time.Second) {
+			e.t.Fatalf("job %s: lease %s, want %s", j.Kind, l, want[j.ID])
+		}
+	}
+})
+
+var _ = add("HeartbeatExtendsOnlyHeldJobs", func(e *env) {
+	a, b := e.insert(job("a")), e.insert(job("a"))
+	got := e.claim(driver.ClaimParams{DefaultLease: 2 * time.Second})
+	if len(got) != 2 {
+		e.t.Fatalf("claimed %v", ids(got))
+	}
+	res, err := e.d.JobHeartbeat(e.ctx, driver.HeartbeatParams{WorkerID: "w1",
+		IDs: []int64{a.ID, b.ID, 1 << 40}, Attempts: []int{1, 2, 1},
+		Leases: []time.Duration{time.Hour, time.Hour, time.Hour}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].ID != a.ID || !near(res[0].LeaseUntil, time.Now().Add(time.Hour), 10*time.Second) {
+		e.t.Fatalf("heartbeat: %+v, want job %d extended by an hour", res, a.ID)
+	}
+	res, err = e.d.JobHeartbeat(e.ctx, driver.HeartbeatParams{WorkerID: "w2", IDs: []int64{b.ID},
+		Attempts: []int{1}, Leases: []time.Duration{time.Hour}})
+	if err != nil || len(res) != 0 {
+		e.t.Fatalf("another worker's heartbeat: %+v, %v", res, err)
+	}
+	if j := e.get(b.ID); j.LeaseUntil.After(time.Now().Add(time.Minute)) {
+		e.t.Fatalf("job %d lease extended by a worker that does not hold it", b.ID)
+	}
+	if _, err := e.d.JobCancel(e.ctx, a.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	res, err = e.d.JobHeartbeat(e.ctx, driver.HeartbeatParams{WorkerID: "w1", IDs: []int64{a.ID},
+		Attempts: []int{1}, Leases: []time.Duration{time.Hour}})
+	if err != nil || len(res) != 1 || !res[0].CancelRequested {
+		e.t.Fatalf("heartbeat after cancel: %+v, %v, want cancel_requested", res, err)
+	}
+})
+
+var _ = add("TransitionsAreFenced", func(e *env) {
+	j := e.claimID(e.insert(job("a")), "w1", lease)
+	wrongs := []driver.HeldJob{
+		{ID: j.ID, Attempt: j.Attempt, WorkerID: "w2"},
+		{ID: j.ID, Attempt: j.Attempt + 1, WorkerID: "w1"},
+		{ID: j.ID, Attempt: j.Attempt - 1, WorkerID: "w1"},
+	}
+	retry := time.Now()
+	p := 50
+	for _, h := range wrongs {
+		done, err := e.d.JobCompleteMany(e.ctx, []driver.CompleteParams{{HeldJob: h}})
+		if err != nil || len(done) != 0 {
+			e.t.Fatalf("complete by %+v: done %v err %v, want nothing", h, done, err)
+		}
+		_, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", true), RetryAt: &retry})
+		e.wantErr(err, driver.ErrLeaseLost, "fail with retry")
+		_, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", false)})
+		e.wantErr(err, driver.ErrLeaseLost, "fail")
+		_, err = e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: h, RunAt: retry})
+		e.wantErr(err, driver.ErrLeaseLost, "snooze")
+		_, err = e.d.JobProgress(e.ctx, driver.ProgressParams{HeldJob: h, Progress: &p, Lease: time.Hour})
+		e.wantErr(err, driver.ErrLeaseLost, "progress")
+	}
+	got := e.wantState(j.ID, driver.StateRunning)
+	if got.Attempt != j.Attempt || got.WorkerID != "w1" || len(got.Errors) != 0 || got.Progress != 0 ||
+		!got.LeaseUntil.Equal(*j.LeaseUntil) {
+		e.t.Fatalf("job changed by lost leases: %+v", got)
+	}
+})
+
+var _ = add("ProgressAndCheckpoint", func(e *env) {
+	j := e.claimID(e.insert(job("a")), "w1", 2*time.Second)
+	p, msg := 40, "page 4"
+	h, err := e.d.JobProgress(e.ctx, driver.ProgressParams{HeldJob: held(j), Progress: &p, ProgressMessage: &msg,
+		Checkpoint: json.RawMessage(`{"page": 4}`), Lease: time.Hour})
+	if err != nil || h.ID != j.ID || !near(h.LeaseUntil, time.Now().Add(time.Hour), 10*time.Second) || h.CancelRequested {
+		e.t.Fatalf("progress: %+v, %v", h, err)
+	}
+	got := e.get(j.ID)
+	if got.Progress != 40 || got.ProgressMessage != "page 4" || !jsonEqual(got.Checkpoint, []byte(`{"page":4}`)) {
+		e.t.Fatalf("progress %d %q checkpoint %s", got.Progress, got.ProgressMessage, got.Checkpoint)
+	}
+	if _, err := e.d.JobProgress(e.ctx, driver.ProgressParams{HeldJob: held(j)}); err != nil {
+		e.t.Fatal(err)
+	}
+	if again := e.get(j.ID); again.Progress != 40 || again.ProgressMessage != "page 4" || again.Checkpoint == nil {
+		e.t.Fatalf("empty progress report changed fields: %+v", again)
+	}
+	e.complete(j, `{"ok": true}`)
+	done := e.wantState(j.ID, driver.StateCompleted)
+	if done.Progress != 100 || !jsonEqual(done.Result, []byte(`{"ok":true}`)) || done.FinishedAt == nil ||
+		done.LeaseUntil != nil || !jsonEqual(done.Checkpoint, []byte(`{"page":4}`)) {
+		e.t.Fatalf("completed job: progress %d result %s finished %v lease %v", done.Progress, done.Result,
+			done.FinishedAt, done.LeaseUntil)
+	}
+})
+
+var _ = add("CompleteManyAnswersHeldOnly", func(e *env) {
+	var jobs []*driver.Job
+	for range 3 {
+		jobs = append(jobs, e.insert(job("a")))
+	}
+	got := e.claim(driver.ClaimParams{})
+	batch := []driver.CompleteParams{{HeldJob: held(got[0])}, {HeldJob: held(got[1]), Result: json.RawMessage(`[1]`)},
+		{HeldJob: driver.HeldJob{ID: got[2].ID, Attempt: 9, WorkerID: "w1"}}}
+	done, err := e.d.JobCompleteMany(e.ctx, batch)
+	slices.Sort(done)
+	if err != nil || !slices.Equal(done, []int64{got[0].ID, got[1].ID}) {
+		e.t.Fatalf("complete: %v, %v", done, err)
+	}
+	e.wantState(got[2].ID, driver.StateRunning)
+	if j := e.wantState(got[1].ID, driver.StateCompleted); !jsonEqual(j.Result, []byte(`[1]`)) {
+		e.t.Fatalf("result %s", j.Result)
+	}
+	if j := e.get(got[0].ID); j.Result != nil {
+		e.t.Fatalf("result without one: %s", j.Result)
+	}
+})

@@ -1,0 +1,200 @@
+package drivertest
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+var _ = add("InsertStates", func(e *env) {
+	now := time.Now()
+	pending := e.insert(job("a"))
+	if pending.State != driver.StatePending || !near(pending.RunAt, now, 5*time.Second) {
+		e.t.Fatalf("no run_at: state %s run_at %s, want pending now", pending.State, pending.RunAt)
+	}
+	past := job("a")
+	past.RunAt = now.Add(-time.Hour)
+	if j := e.insert(past); j.State != driver.StatePending || !j.RunAt.Equal(past.RunAt.UTC().Truncate(time.Microsecond)) {
+		e.t.Fatalf("past run_at: state %s run_at %s", j.State, j.RunAt)
+	}
+	later := job("a")
+	later.RunAt = now.Add(time.Hour)
+	if j := e.insert(later); j.State != driver.StateScheduled {
+		e.t.Fatalf("future run_at: state %s, want scheduled", j.State)
+	}
+	paused := job("a")
+	paused.Paused = true
+	if j := e.insert(paused); j.State != driver.StatePaused {
+		e.t.Fatalf("paused: state %s", j.State)
+	}
+	child := job("a")
+	child.DependsOn = []int64{pending.ID}
+	if j := e.insert(child); j.State != driver.StateWaiting || !slices.Equal(j.DependsOn, []int64{pending.ID}) {
+		e.t.Fatalf("dependent: state %s depends_on %v, want waiting on %d", j.State, j.DependsOn, pending.ID)
+	}
+})
+
+var _ = add("InsertDefaultsAndFields", func(e *env) {
+	j := e.insert(job("plain"))
+	switch {
+	case !jsonEqual(j.Payload, []byte(`{}`)) || !jsonEqual(j.Metadata, []byte(`{}`)):
+		e.t.Fatalf("payload %s metadata %s, want {}", j.Payload, j.Metadata)
+	case len(j.Tags) != 0 || j.Tags == nil || len(j.Errors) != 0 || j.Errors == nil || len(j.DependsOn) != 0:
+		e.t.Fatalf("tags %v errors %v depends_on %v, want empty", j.Tags, j.Errors, j.DependsOn)
+	case j.Attempt != 0 || j.Progress != 0 || j.WorkerID != "" || j.LeaseUntil != nil || j.StartedAt != nil:
+		e.t.Fatalf("fresh job has attempt %d progress %d worker %q", j.Attempt, j.Progress, j.WorkerID)
+	case j.Checkpoint != nil || j.Result != nil || j.FinishedAt != nil || j.CancelRequested:
+		e.t.Fatalf("fresh job has checkpoint/result/finished_at")
+	case j.ID <= 0 || j.CreatedAt.IsZero() || j.UpdatedAt.IsZero():
+		e.t.Fatalf("id %d created_at %s", j.ID, j.CreatedAt)
+	}
+	p := job("full")
+	p.Op, p.Queue, p.Tenant, p.Priority, p.MaxRetries = "ingest", "media", "acme", 9, 7
+	p.Payload, p.Metadata = json.RawMessage(`{"n": 1, "s": "x"}`), json.RawMessage(`{"source": "test"}`)
+	p.Tags, p.WorkflowID, p.Stage = []string{"red", "blue"}, "wf-1", "transcode"
+	j = e.get(e.insert(p).ID)
+	switch {
+	case j.Kind != "full" || j.Op != "ingest" || j.Queue != "media" || j.Tenant != "acme":
+		e.t.Fatalf("kind/op/queue/tenant: %q %q %q %q", j.Kind, j.Op, j.Queue, j.Tenant)
+	case j.Priority != 9 || j.MaxRetries != 7 || j.WorkflowID != "wf-1" || j.Stage != "transcode":
+		e.t.Fatalf("priority %d max_retries %d workflow %q stage %q", j.Priority, j.MaxRetries, j.WorkflowID, j.Stage)
+	case !jsonEqual(j.Payload, p.Payload) || !jsonEqual(j.Metadata, p.Metadata) || !slices.Equal(j.Tags, p.Tags):
+		e.t.Fatalf("payload %s metadata %s tags %v", j.Payload, j.Metadata, j.Tags)
+	}
+})
+
+var _ = add("InsertFastIDsInOrder", func(e *env) {
+	ps := make([]*driver.InsertParams, 50)
+	for i := range ps {
+		ps[i] = job("fast")
+		ps[i].Payload = json.RawMessage(`{"i": ` + string(rune('0'+i%10)) + `}`)
+		ps[i].Tags = []string{"bulk"}
+	}
+	ps[1].RunAt = time.Now().Add(time.Hour)
+	ps[2].Paused = true
+	got, err := e.d.JobInsertFast(e.ctx, ps)
+	if err != nil || len(got) != len(ps) {
+		e.t.Fatalf("JobInsertFast: %d ids, err %v", len(got), err)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			e.t.Fatalf("ids not in order: %v", got)
+		}
+	}
+	for i, id := range got {
+		j := e.get(id)
+		if !jsonEqual(j.Payload, ps[i].Payload) || !slices.Equal(j.Tags, []string{"bulk"}) {
+			e.t.Fatalf("job %d: payload %s tags %v, want %s", id, j.Payload, j.Tags, ps[i].Payload)
+		}
+	}
+	e.wantState(got[0], driver.StatePending)
+	e.wantState(got[1], driver.StateScheduled)
+	e.wantState(got[2], driver.StatePaused)
+})
+
+func keyed(key, policy string, window time.Duration) *driver.InsertParams {
+	p := job("keyed")
+	p.IdempotencyKey, p.UniquePolicy, p.UniqueWindow = key, policy, window
+	return p
+}
+
+var _ = add("IdempotencyActive", func(e *env) {
+	first := e.insertMany(keyed("k1", "active", 0))[0]
+	again := e.insertMany(keyed("k1", "active", 0))[0]
+	if first.Duplicate || !again.Duplicate || again.Job.ID != first.Job.ID {
+		e.t.Fatalf("second insert: duplicate %v id %d, want the live job %d", again.Duplicate, again.Job.ID, first.Job.ID)
+	}
+	other := keyed("k1", "active", 0)
+	other.Tenant = "other"
+	if r := e.insertMany(other)[0]; r.Duplicate {
+		e.t.Fatalf("another tenant's key matched")
+	}
+	e.complete(e.claimID(first.Job, "w1", lease), "")
+	after := e.insertMany(keyed("k1", "active", 0))[0]
+	if after.Duplicate || after.Job.ID == first.Job.ID {
+		e.t.Fatalf("after the job finished: duplicate %v id %d, want a new job", after.Duplicate, after.Job.ID)
+	}
+})
+
+var _ = add("IdempotencyWindow", func(e *env) {
+	const window = time.Second
+	first := e.insertMany(keyed("w1", "window", window))[0]
+	e.complete(e.claimID(first.Job, "w1", lease), "")
+	again := e.insertMany(keyed("w1", "window", window))[0]
+	if !again.Duplicate || again.Job.ID != first.Job.ID || again.Job.State != driver.StateCompleted {
+		e.t.Fatalf("within the window: duplicate %v id %d state %s, want the finished job %d",
+			again.Duplicate, again.Job.ID, again.Job.State, first.Job.ID)
+	}
+	time.Sleep(window + 200*time.Millisecond)
+	after := e.insertMany(keyed("w1", "window", window))[0]
+	if after.Duplicate || after.Job.ID == first.Job.ID {
+		e.t.Fatalf("after the window: duplicate %v id %d, want a new job", after.Duplicate, after.Job.ID)
+	}
+})
+
+var _ = add("IdempotencyConcurrent", func(e *env) {
+	for _, policy := range []string{"active", "window"} {
+		var wg sync.WaitGroup
+		res := make([]driver.InsertResult, 16)
+		errs := make([]error, 16)
+		for i := range res {
+			wg.Go(func() {
+				r, err := e.d.JobInsertMany(e.ctx, []*driver.InsertParams{keyed("c-"+policy, policy, time.Hour)})
+				if err == nil {
+					res[i] = r[0]
+				}
+				errs[i] = err
+			})
+		}
+		wg.Wait()
+		created := 0
+		for i, r := range res {
+			if errs[i] != nil {
+				e.t.Fatalf("%s: insert %d: %v", policy, i, errs[i])
+			}
+			if !r.Duplicate {
+				created++
+			}
+			if r.Job.ID != res[0].Job.ID {
+				e.t.Fatalf("%s: inserts answered jobs %d and %d", policy, res[0].Job.ID, r.Job.ID)
+			}
+		}
+		if created != 1 {
+			e.t.Fatalf("%s: %d inserts created a job, want 1", policy, created)
+		}
+	}
+})
+
+var _ = add("TransactionCommitRollback", func(e *env) {
+	tx, err := e.d.Begin(e.ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r, err := tx.JobInsertMany(e.ctx, []*driver.InsertParams{job("tx")})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := tx.Rollback(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	_, err = e.d.JobGet(e.ctx, r[0].Job.ID)
+	e.wantErr(err, driver.ErrNotFound, "job of a rolled back insert")
+	tx, err = e.d.Begin(e.ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r, err = tx.JobInsertMany(e.ctx, []*driver.InsertParams{job("tx")})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := tx.JobInsertMany(e.ctx, []*driver.InsertParams{{Kind: "bad", Queue: "default", DependsOn: []int64{1 << 40}}}); err == nil {
+		e.t.Fatal("insert with a missing dependency in a transaction succeeded")
+	}
+	if err := tx.Commit(e.ctx); err != nil {
+		e.t.Fatalf("commit after a failed statement: %v", err)
+	}
+	e.wantState(r[0].Job.ID, driver.StatePending)
+})

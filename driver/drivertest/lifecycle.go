@@ -1,0 +1,193 @@
+package drivertest
+
+import (
+	"slices"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+var _ = add("FailRetriesThenFails", func(e *env) {
+	j := e.claimID(e.insert(job("a")), "w1", lease)
+	now := time.Now()
+	out, err := e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 1", true), RetryAt: &now})
+	if err != nil || out.State != driver.StatePending || out.Attempt != 1 || out.WorkerID != "" || out.LeaseUntil != nil {
+		e.t.Fatalf("fail with a due retry: %+v, %v, want pending", out, err)
+	}
+	if len(out.Errors) != 1 || out.Errors[0].Message != "boom 1" || !out.Errors[0].Retryable || out.Errors[0].Attempt != 1 {
+		e.t.Fatalf("errors %+v", out.Errors)
+	}
+	j = e.claimID(j, "w1", lease)
+	if j.Attempt != 2 {
+		e.t.Fatalf("second claim: attempt %d", j.Attempt)
+	}
+	later := time.Now().Add(time.Hour)
+	out, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 2", true), RetryAt: &later})
+	if err != nil || out.State != driver.StateScheduled || !out.RunAt.Equal(later.UTC().Truncate(time.Microsecond)) {
+		e.t.Fatalf("fail with a later retry: %+v, %v, want scheduled at %s", out, err, later)
+	}
+	other := e.claimID(e.insert(job("a")), "w1", lease)
+	out = e.failFinal(other, "fatal")
+	if out.State != driver.StateFailed || out.FinishedAt == nil || len(out.Errors) != 1 || out.Errors[0].Message != "fatal" {
+		e.t.Fatalf("fail for good: %+v", out)
+	}
+	archived := e.wantState(other.ID, driver.StateFailed)
+	if len(archived.Errors) != 1 || archived.Errors[0].Type != "test" || archived.Errors[0].At.IsZero() {
+		e.t.Fatalf("archived errors %+v", archived.Errors)
+	}
+})
+
+var _ = add("SnoozeSpendsNoAttempt", func(e *env) {
+	j := e.claimID(e.insert(job("a")), "w1", lease)
+	at := time.Now().Add(time.Hour)
+	out, err := e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: held(j), RunAt: at})
+	if err != nil || out.State != driver.StateScheduled || out.Attempt != 0 || len(out.Errors) != 0 {
+		e.t.Fatalf("snooze: %+v, %v, want scheduled, attempt 0", out, err)
+	}
+	j = e.claimID(e.insert(job("a")), "w1", lease)
+	out, err = e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: held(j), RunAt: time.Now()})
+	if err != nil || out.State != driver.StatePending {
+		e.t.Fatalf("snooze until now: %+v, %v, want pending", out, err)
+	}
+})
+
+var _ = add("Cancel", func(e *env) {
+	pending := e.insert(job("a"))
+	out, err := e.d.JobCancel(e.ctx, pending.ID)
+	if err != nil || out.State != driver.StateCancelled || out.FinishedAt == nil {
+		e.t.Fatalf("cancel pending: %+v, %v", out, err)
+	}
+	e.wantState(pending.ID, driver.StateCancelled)
+	_, err = e.d.JobCancel(e.ctx, pending.ID)
+	e.wantErr(err, driver.ErrWrongState, "cancel a cancelled job")
+	_, err = e.d.JobCancel(e.ctx, 1<<40)
+	e.wantErr(err, driver.ErrNotFound, "cancel an unknown job")
+
+	a := e.claimID(e.insert(job("a")), "w1", lease)
+	out, err = e.d.JobCancel(e.ctx, a.ID)
+	if err != nil || out.State != driver.StateRunning || !out.CancelRequested {
+		e.t.Fatalf("cancel running: %+v, %v, want running with cancel_requested", out, err)
+	}
+	e.complete(a, "")
+	if j := e.wantState(a.ID, driver.StateCancelled); j.FinishedAt == nil {
+		e.t.Fatal("cancelled job has no finished_at")
+	}
+	b := e.claimID(e.insert(job("a")), "w1", lease)
+	if _, err := e.d.JobCancel(e.ctx, b.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	retry := time.Now()
+	out, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(b), Error: attemptError(b, "stopped", true), RetryAt: &retry})
+	if err != nil || out.State != driver.StateCancelled {
+		e.t.Fatalf("fail after cancel: %+v, %v, want cancelled", out, err)
+	}
+	c := e.claimID(e.insert(job("a")), "w1", lease)
+	if _, err := e.d.JobCancel(e.ctx, c.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	out, err = e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: held(c), RunAt: retry})
+	if err != nil || out.State != driver.StateCancelled {
+		e.t.Fatalf("snooze after cancel: %+v, %v, want cancelled", out, err)
+	}
+})
+
+var _ = add("ManualRetry", func(e *env) {
+	j := e.claimID(e.insert(job("a")), "w1", lease)
+	e.failFinal(j, "fatal")
+	out, err := e.d.JobRetry(e.ctx, j.ID)
+	if err != nil || out.State != driver.StatePending || out.Attempt != 0 || out.FinishedAt != nil ||
+		len(out.Errors) != 1 || out.Errors[0].Message != "fatal" {
+		e.t.Fatalf("retry failed job: %+v, %v", out, err)
+	}
+	e.claimID(j, "w1", lease)
+	cancelled := e.insert(job("a"))
+	if _, err := e.d.JobCancel(e.ctx, cancelled.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	if out, err := e.d.JobRetry(e.ctx, cancelled.ID); err != nil || out.State != driver.StatePending {
+		e.t.Fatalf("retry cancelled job: %+v, %v", out, err)
+	}
+	_, err = e.d.JobRetry(e.ctx, cancelled.ID)
+	e.wantErr(err, driver.ErrWrongState, "retry a pending job")
+	_, err = e.d.JobRetry(e.ctx, 1<<40)
+	e.wantErr(err, driver.ErrNotFound, "retry an unknown job")
+})
+
+var _ = add("PauseResume", func(e *env) {
+	j := e.insert(job("a"))
+	if out, err := e.d.JobPause(e.ctx, j.ID); err != nil || out.State != driver.StatePaused {
+		e.t.Fatalf("pause: %+v, %v", out, err)
+	}
+	if got := e.claim(driver.ClaimParams{}); len(got) != 0 {
+		e.t.Fatalf("claimed paused job")
+	}
+	if out, err := e.d.JobResume(e.ctx, j.ID); err != nil || out.State != driver.StatePending {
+		e.t.Fatalf("resume: %+v, %v", out, err)
+	}
+	_, err := e.d.JobResume(e.ctx, j.ID)
+	e.wantErr(err, driver.ErrWrongState, "resume a pending job")
+	later := job("a")
+	later.RunAt = time.Now().Add(time.Hour)
+	s := e.insert(later)
+	if _, err := e.d.JobPause(e.ctx, s.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	if out, err := e.d.JobResume(e.ctx, s.ID); err != nil || out.State != driver.StateScheduled {
+		e.t.Fatalf("resume scheduled: %+v, %v", out, err)
+	}
+	e.claimID(j, "w1", lease)
+	_, err = e.d.JobPause(e.ctx, j.ID)
+	e.wantErr(err, driver.ErrWrongState, "pause a running job")
+	_, err = e.d.JobPause(e.ctx, 1<<40)
+	e.wantErr(err, driver.ErrNotFound, "pause an unknown job")
+})
+
+var _ = add("RescueExpiredLeases", func(e *env) {
+	retry := e.insert(job("a"))
+	last := job("a")
+	last.MaxRetries = 0
+	final := e.insert(last)
+	cancel := e.insert(job("a"))
+	keep := e.insert(job("keep"))
+	got := e.claim(driver.ClaimParams{Kinds: []string{"a", "keep"}, Leases: []time.Duration{time.Second, time.Hour}})
+	if len(got) != 4 {
+		e.t.Fatalf("claimed %v", ids(got))
+	}
+	if _, err := e.d.JobCancel(e.ctx, cancel.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	res, err := e.d.JobRescue(e.ctx, 100)
+	if err != nil || res != (driver.RescueResult{Requeued: 1, Failed: 1, Cancelled: 1}) {
+		e.t.Fatalf("rescue: %+v, %v", res, err)
+	}
+	j := e.wantState(retry.ID, driver.StatePending)
+	if j.Attempt != 1 || j.WorkerID != "" || len(j.Errors) != 1 || j.Errors[0].Type != "lease_expired" || !j.Errors[0].Retryable {
+		e.t.Fatalf("requeued job: attempt %d worker %q errors %+v", j.Attempt, j.WorkerID, j.Errors)
+	}
+	j = e.wantState(final.ID, driver.StateFailed)
+	if len(j.Errors) != 1 || j.Errors[0].Type != "lease_expired" || j.Errors[0].Retryable {
+		e.t.Fatalf("failed job errors %+v", j.Errors)
+	}
+	e.wantState(cancel.ID, driver.StateCancelled)
+	e.wantState(keep.ID, driver.StateRunning)
+	if res, err := e.d.JobRescue(e.ctx, 100); err != nil || res != (driver.RescueResult{}) {
+		e.t.Fatalf("second rescue: %+v, %v", res, err)
+	}
+})
+
+var _ = add("PromoteScheduled", func(e *env) {
+	soon := job("a")
+	soon.Queue, soon.RunAt = "q1", time.Now().Add(300*time.Millisecond)
+	s := e.insert(soon)
+	later := job("a")
+	later.RunAt = time.Now().Add(time.Hour)
+	l := e.insert(later)
+	time.Sleep(400 * time.Millisecond)
+	queues, err := e.d.JobPromoteScheduled(e.ctx, 100)
+	if err != nil || !slices.Equal(queues, []string{"q1"}) {
+		e.t.Fatalf("promote: %v, %v, want [q1]", queues, err)
+	}
+	e.wantState(s.ID, driver.StatePending)
+	e.wantState(l.ID, driver.StateScheduled)
+})

@@ -1,0 +1,377 @@
+package sqlitedriver
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+func held(h driver.HeldJob) []any {
+	return []any{sql.Named("id", h.ID), sql.Named("attempt", h.Attempt), sql.Named("worker", h.WorkerID)}
+}
+
+// JobClaim claims in one statement on the writer: the single writer
+// serialises claims, so no two workers take the same job.
+func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
+	if p.Max <= 0 {
+		return nil, nil
+	}
+	leases := map[string]int64{}
+	for i, k := range p.Kinds {
+		if i < len(p.Leases) && p.Leases[i] > 0 {
+			leases[k] = p.Leases[i].Microseconds()
+		}
+	}
+	kinds := p.Kinds
+	if kinds == nil {
+		kinds = []string{}
+	}
+	_, now, _ := nowArgs()
+	jobs, err := scanJobs(e.wquery(ctx, "JobClaim", sql.Named("queue", p.Queue), sql.Named("worker", p.WorkerID),
+		sql.Named("kinds_any", len(p.Kinds) == 0), sql.Named("kinds", jsonText(kinds)),
+		sql.Named("leases", jsonText(leases)), sql.Named("default_lease", p.DefaultLease.Microseconds()),
+		sql.Named("max", p.Max), now))
+	if err != nil {
+		return nil, fmt.Errorf("claim jobs in queue %q: %w", p.Queue, err)
+	}
+	// RETURNING has no order: put the claims back in claim order.
+	sort.Slice(jobs, func(i, k int) bool {
+		a, b := jobs[i], jobs[k]
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		if !a.RunAt.Equal(b.RunAt) {
+			return a.RunAt.Before(b.RunAt)
+		}
+		return a.ID < b.ID
+	})
+	return jobs, nil
+}
+
+type heldEntry struct {
+	ID      int64 `json:"id"`
+	Attempt int   `json:"attempt"`
+	Lease   int64 `json:"lease,omitempty"`
+	Result  any   `json:"result,omitempty"`
+}
+
+func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
+	batch := make([]heldEntry, len(p.IDs))
+	for i, id := range p.IDs {
+		batch[i] = heldEntry{ID: id, Attempt: p.Attempts[i], Lease: p.Leases[i].Microseconds()}
+	}
+	_, now, _ := nowArgs()
+	return collect(scanHeartbeat)(e.wquery(ctx, "JobHeartbeat", sql.Named("batch", jsonText(batch)),
+		sql.Named("worker", p.WorkerID), now))
+}
+
+func scanHeartbeat(s scanner) (driver.HeartbeatResult, error) {
+	var h driver.HeartbeatResult
+	var lease int64
+	err := s.Scan(&h.ID, &lease, &h.CancelRequested)
+	h.LeaseUntil = fromMicros(lease)
+	return h, err
+}
+
+// JobCompleteMany finishes a batch in one transaction; the jobs must share
+// a worker id (one process flushes its own).
+func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	batch := make([]heldEntry, len(jobs))
+	for i, c := range jobs {
+		if c.WorkerID != jobs[0].WorkerID {
+			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
+		}
+		batch[i] = heldEntry{ID: c.ID, Attempt: c.Attempt}
+		if len(c.Result) > 0 {
+			batch[i].Result = c.Result
+		}
+	}
+	var done []int64
+	err := e.inTx(ctx, func(tx executor) error {
+		_, now, _ := nowArgs()
+		type row struct {
+			id int64
+			st string
+		}
+		rows, err := collect(func(s scanner) (row, error) {
+			var r row
+			return r, s.Scan(&r.id, &r.st)
+		})(tx.wquery(ctx, "JobCompleteArchive", sql.Named("batch", jsonText(batch)),
+			sql.Named("worker", jobs[0].WorkerID), now))
+		if err != nil || len(rows) == 0 {
+			return err
+		}
+		done = make([]int64, len(rows))
+		var completed, cancelled []int64
+		for i, r := range rows {
+			done[i] = r.id
+			if r.st == string(driver.StateCompleted) {
+				completed = append(completed, r.id)
+			} else {
+				cancelled = append(cancelled, r.id)
+			}
+		}
+		if _, err := tx.wexec(ctx, "JobDeleteMany", sql.Named("ids", jsonText(done))); err != nil {
+			return err
+		}
+		return tx.settleFinished(ctx, completed, cancelled)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
+}
+
+// settleFinished releases the dependents of completed jobs and settles
+// those of cancelled ones.
+func (e executor) settleFinished(ctx context.Context, completed, cancelled []int64) error {
+	if len(completed) > 0 {
+		res, err := e.wexec(ctx, "DepsOfParents", sql.Named("ids", jsonText(completed)))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if _, err := e.releaseWaiting(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if len(cancelled) > 0 {
+		return e.settleParents(ctx, cancelled)
+	}
+	return nil
+}
+
+func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		cancelled, err := tx.heldCancel(ctx, p.HeldJob)
+		if err != nil {
+			return err
+		}
+		entry := errorEntry(&p.Error)
+		if p.RetryAt != nil && !cancelled {
+			out, err = tx.retryLater(ctx, p.HeldJob, *p.RetryAt, entry, 0)
+			return err
+		}
+		state := driver.StateFailed
+		if cancelled {
+			state = driver.StateCancelled
+		}
+		out, err = tx.archiveHeld(ctx, p.HeldJob, state, entry)
+		return err
+	})
+	return out, err
+}
+
+func (e executor) JobSnooze(ctx context.Context, p driver.SnoozeParams) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		cancelled, err := tx.heldCancel(ctx, p.HeldJob)
+		if err != nil {
+			return err
+		}
+		if cancelled {
+			out, err = tx.archiveHeld(ctx, p.HeldJob, driver.StateCancelled, nil)
+			return err
+		}
+		out, err = tx.retryLater(ctx, p.HeldJob, p.RunAt, nil, 1)
+		return err
+	})
+	return out, err
+}
+
+func (e executor) retryLater(ctx context.Context, h driver.HeldJob, at time.Time, entry any, unspend int) (*driver.Job, error) {
+	_, now, _ := nowArgs()
+	args := append(held(h), sql.Named("run_at", at.UnixMicro()), sql.Named("entry", entry),
+		sql.Named("unspend", unspend), now)
+	j, err := scanOne(e.wquery(ctx, "JobRetryLater", args...))
+	if err == driver.ErrNotFound {
+		return nil, driver.ErrLeaseLost
+	}
+	return j, err
+}
+
+// heldCancel answers whether a held job was asked to cancel; ErrLeaseLost
+// when it is not held.
+func (e executor) heldCancel(ctx context.Context, h driver.HeldJob) (bool, error) {
+	var cancelRequested bool
+	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), held(h)...).Scan(&cancelRequested)
+	if err == sql.ErrNoRows {
+		return false, driver.ErrLeaseLost
+	}
+	return cancelRequested, err
+}
+
+// archiveHeld finishes a held job as failed or cancelled and settles its
+// dependents.
+func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry any) (*driver.Job, error) {
+	_, now, _ := nowArgs()
+	args := append(held(h), sql.Named("state", string(state)), sql.Named("entry", entry), now)
+	j, err := scanOne(e.wquery(ctx, "JobArchiveHeld", args...))
+	if err == driver.ErrNotFound {
+		return nil, driver.ErrLeaseLost
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := e.wexec(ctx, "JobDelete", sql.Named("id", j.ID)); err != nil {
+		return nil, err
+	}
+	return j, e.settleParents(ctx, []int64{j.ID})
+}
+
+func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
+	_, now, _ := nowArgs()
+	var progress, message any
+	if p.Progress != nil {
+		progress = *p.Progress
+	}
+	if p.ProgressMessage != nil {
+		message = *p.ProgressMessage
+	}
+	args := append(held(p.HeldJob), sql.Named("progress", progress), sql.Named("message", message),
+		sql.Named("checkpoint", nullable(p.Checkpoint)), sql.Named("lease", p.Lease.Microseconds()), now)
+	hs, err := collect(scanHeartbeat)(e.wquery(ctx, "JobProgress", args...))
+	if err != nil {
+		return nil, err
+	}
+	if len(hs) == 0 {
+		return nil, driver.ErrLeaseLost
+	}
+	return &hs[0], nil
+}
+
+func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
+	return e.jobGet(ctx, e.r, id)
+}
+
+func (e executor) jobGet(ctx context.Context, on querier, id int64) (*driver.Job, error) {
+	return scanOne(on.QueryContext(ctx, q("JobGet"), sql.Named("id", id)))
+}
+
+func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	live, archived := len(p.States) == 0, len(p.States) == 0
+	states := make([]string, len(p.States))
+	for i, s := range p.States {
+		states[i] = string(s)
+		live = live || !s.Finished()
+		archived = archived || s.Finished()
+	}
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var tenant any
+	if p.Tenant != nil {
+		tenant = *p.Tenant
+	}
+	return scanJobs(e.rquery(ctx, "JobList", sql.Named("live", live), sql.Named("archived", archived),
+		sql.Named("states_any", len(states) == 0), sql.Named("states", jsonText(states)),
+		sql.Named("kind", p.Kind), sql.Named("queue", p.Queue), sql.Named("tenant", tenant),
+		sql.Named("workflow", p.WorkflowID), sql.Named("before", p.BeforeID), sql.Named("limit", limit)))
+}
+
+// JobCancel cancels a live job; see driver.JobStore.
+func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		state, err := tx.liveState(ctx, id)
+		if err != nil {
+			return err
+		}
+		_, now, _ := nowArgs()
+		if state == driver.StateRunning {
+			out, err = scanOne(tx.wquery(ctx, "JobRequestCancel", sql.Named("id", id), now))
+			return err
+		}
+		out, err = scanOne(tx.wquery(ctx, "JobArchiveLive", sql.Named("id", id), now))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.wexec(ctx, "JobDelete", sql.Named("id", id)); err != nil {
+			return err
+		}
+		return tx.settleParents(ctx, []int64{id})
+	})
+	return out, err
+}
+
+// liveState answers a live job's state; a finished job is ErrWrongState,
+// an unknown one ErrNotFound.
+func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
+	var st string
+	err := e.w.QueryRowContext(ctx, q("JobLiveState"), sql.Named("id", id)).Scan(&st)
+	if err == nil {
+		return driver.JobState(st), nil
+	}
+	if err != sql.ErrNoRows {
+		return "", err
+	}
+	err = e.w.QueryRowContext(ctx, q("JobArchivedState"), sql.Named("id", id)).Scan(&st)
+	if err == sql.ErrNoRows {
+		return "", driver.ErrNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	return driver.JobState(st), fmt.Errorf("%w: job %d is %s", driver.ErrWrongState, id, st)
+}
+
+func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		_, now, _ := nowArgs()
+		j, err := scanOne(tx.wquery(ctx, "JobUnarchive", sql.Named("id", id), now))
+		if err == driver.ErrNotFound {
+			return tx.explainState(ctx, id, "retry")
+		}
+		if isUniqueViolation(err) {
+			return fmt.Errorf("%w: a live job holds its idempotency key", driver.ErrWrongState)
+		}
+		if err != nil {
+			return err
+		}
+		out = j
+		_, err = tx.wexec(ctx, "ArchiveDelete", sql.Named("id", id))
+		return err
+	})
+	if err == nil {
+		e.notify([]string{out.Queue})
+	}
+	return out, err
+}
+
+func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
+	_, now, _ := nowArgs()
+	j, err := scanOne(e.wquery(ctx, "JobPause", sql.Named("id", id), now))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "pause")
+	}
+	return j, err
+}
+
+func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
+	_, now, _ := nowArgs()
+	j, err := scanOne(e.wquery(ctx, "JobResume", sql.Named("id", id), now))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "resume")
+	}
+	return j, err
+}
+
+// explainState turns "no row changed" into ErrNotFound or ErrWrongState.
+func (e executor) explainState(ctx context.Context, id int64, op string) error {
+	j, err := e.jobGet(ctx, e.w, id)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: cannot %s job %d in state %s", driver.ErrWrongState, op, id, j.State)
+}

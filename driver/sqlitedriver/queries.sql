@@ -1,0 +1,298 @@
+-- Every statement of the SQLite driver. {{cols}} expands to the job columns
+-- in scan order; {{cols j: col=expr, …}} to the same list read from alias j
+-- with the named columns replaced (see sqlset.go). Times are unix
+-- microseconds; @now is the driver's clock (one per statement, from Go), so
+-- that every process on the file agrees to the microsecond. Lists travel as
+-- JSON arrays read with json_each. Rows move to the archive with an INSERT …
+-- SELECT and a DELETE in one transaction: SQLite has no data-modifying CTEs.
+
+-- name: JobInsert
+INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags, max_retries,
+    run_at, created_at, updated_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
+VALUES (@kind, nullif(@op, ''), @queue, @tenant,
+    CASE WHEN @paused THEN 'paused' WHEN @waiting THEN 'waiting'
+         WHEN coalesce(@run_at, @now) > @now THEN 'scheduled' ELSE 'pending' END,
+    @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at, @now), @now, @now,
+    nullif(@key, ''), @deps, nullif(@workflow, ''), nullif(@stage, ''), @ropf)
+ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+RETURNING {{cols}};
+
+-- name: JobInsertFast
+INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags, max_retries,
+    run_at, created_at, updated_at, workflow_id, stage)
+VALUES (@kind, nullif(@op, ''), @queue, @tenant, @state, @priority, @payload, @metadata, @tags, @max_retries,
+    @run_at, @now, @now, nullif(@workflow, ''), nullif(@stage, ''));
+
+-- name: JobByKey
+SELECT {{cols}} FROM skiplock_jobs WHERE tenant = @tenant AND idempotency_key = @key;
+
+-- name: UniqueKeyHolder
+SELECT job_id, expires_at FROM skiplock_unique_keys WHERE tenant = @tenant AND key = @key;
+
+-- name: UniqueKeyPut
+INSERT INTO skiplock_unique_keys (tenant, key, job_id, expires_at) VALUES (@tenant, @key, @job, @expires)
+ON CONFLICT (tenant, key) DO UPDATE SET job_id = excluded.job_id, expires_at = excluded.expires_at;
+
+-- name: JobParentStates
+SELECT id, state FROM skiplock_jobs WHERE id IN (SELECT value FROM json_each(@ids))
+UNION ALL
+SELECT id, state FROM skiplock_jobs_archive WHERE id IN (SELECT value FROM json_each(@ids));
+
+-- name: JobDepInsert
+INSERT OR IGNORE INTO skiplock_job_deps (job_id, parent_id) SELECT @job, value FROM json_each(@parents);
+
+-- name: JobClaim
+-- @leases is {"kind": lease µs}; @kinds_any is true when the claim takes any kind.
+UPDATE skiplock_jobs
+SET state = 'running', attempt = attempt + 1, worker_id = @worker, started_at = @now, heartbeat_at = @now,
+    updated_at = @now,
+    lease_until = @now + coalesce((SELECT l.value FROM json_each(@leases) l WHERE l.key = skiplock_jobs.kind), @default_lease)
+WHERE id IN (
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'pending' AND queue = @queue
+      AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
+      AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused)
+    ORDER BY priority DESC, run_at, id
+    LIMIT @max)
+RETURNING {{cols}};
+
+-- name: JobHeartbeat
+UPDATE skiplock_jobs AS j
+SET lease_until = @now + c.value ->> 'lease', heartbeat_at = @now
+FROM json_each(@batch) AS c
+WHERE j.id = c.value ->> 'id' AND j.attempt = c.value ->> 'attempt' AND j.worker_id = @worker AND j.state = 'running'
+RETURNING id, lease_until, cancel_requested;
+
+-- name: JobCompleteArchive
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols j: state=CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=c.value -> 'result', finished_at=@now, updated_at=@now, lease_until=NULL, progress=CASE WHEN j.cancel_requested THEN j.progress ELSE 100 END}}
+FROM json_each(@batch) AS c JOIN skiplock_jobs j ON j.id = c.value ->> 'id'
+WHERE j.attempt = c.value ->> 'attempt' AND j.worker_id = @worker AND j.state = 'running'
+RETURNING id, state;
+
+-- name: JobDeleteMany
+DELETE FROM skiplock_jobs WHERE id IN (SELECT value FROM json_each(@ids));
+
+-- name: JobDelete
+DELETE FROM skiplock_jobs WHERE id = @id;
+
+-- name: JobHeldCancel
+SELECT cancel_requested FROM skiplock_jobs
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running';
+
+-- name: JobArchiveHeld
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols j: state=@state, finished_at=@now, updated_at=@now, lease_until=NULL, errors=CASE WHEN @entry IS NULL THEN j.errors ELSE json_insert(j.errors, '$[#]', json(@entry)) END}}
+FROM skiplock_jobs j
+WHERE j.id = @id AND j.attempt = @attempt AND j.worker_id = @worker AND j.state = 'running'
+RETURNING {{cols}};
+
+-- name: JobRetryLater
+UPDATE skiplock_jobs
+SET state = CASE WHEN @run_at <= @now THEN 'pending' ELSE 'scheduled' END, run_at = @run_at,
+    attempt = attempt - @unspend, worker_id = NULL, lease_until = NULL, updated_at = @now,
+    errors = CASE WHEN @entry IS NULL THEN errors ELSE json_insert(errors, '$[#]', json(@entry)) END
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running'
+RETURNING {{cols}};
+
+-- name: JobProgress
+UPDATE skiplock_jobs
+SET progress = coalesce(@progress, progress), progress_message = coalesce(@message, progress_message),
+    checkpoint = coalesce(json(@checkpoint), checkpoint), heartbeat_at = @now, updated_at = @now,
+    lease_until = CASE WHEN @lease > 0 THEN @now + @lease ELSE lease_until END
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running'
+RETURNING id, lease_until, cancel_requested;
+
+-- name: JobGet
+SELECT {{cols}} FROM skiplock_jobs WHERE id = @id
+UNION ALL
+SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = @id
+LIMIT 1;
+
+-- name: JobList
+SELECT * FROM (
+    SELECT {{cols}} FROM skiplock_jobs
+    WHERE @live AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
+      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
+      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+    ORDER BY id DESC LIMIT @limit)
+UNION ALL
+SELECT * FROM (
+    SELECT {{cols}} FROM skiplock_jobs_archive
+    WHERE @archived AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
+      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
+      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+    ORDER BY id DESC LIMIT @limit)
+ORDER BY id DESC LIMIT @limit;
+
+-- name: JobLiveState
+SELECT state FROM skiplock_jobs WHERE id = @id;
+
+-- name: JobArchivedState
+SELECT state FROM skiplock_jobs_archive WHERE id = @id;
+
+-- name: JobArchiveLive
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols j: state='cancelled', finished_at=@now, updated_at=@now}}
+FROM skiplock_jobs j WHERE j.id = @id AND j.state IN ('pending', 'scheduled', 'waiting', 'paused')
+RETURNING {{cols}};
+
+-- name: JobRequestCancel
+UPDATE skiplock_jobs SET cancel_requested = 1, updated_at = @now
+WHERE id = @id AND state = 'running'
+RETURNING {{cols}};
+
+-- name: JobUnarchive
+INSERT INTO skiplock_jobs ({{cols}})
+SELECT {{cols a: state='pending', attempt=0, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
+FROM skiplock_jobs_archive a WHERE a.id = @id AND a.state IN ('failed', 'cancelled')
+RETURNING {{cols}};
+
+-- name: ArchiveDelete
+DELETE FROM skiplock_jobs_archive WHERE id = @id;
+
+-- name: JobPause
+UPDATE skiplock_jobs SET state = 'paused', updated_at = @now
+WHERE id = @id AND state IN ('pending', 'scheduled', 'waiting')
+RETURNING {{cols}};
+
+-- name: JobResume
+UPDATE skiplock_jobs
+SET state = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.job_id = skiplock_jobs.id) THEN 'waiting'
+                 WHEN run_at > @now THEN 'scheduled' ELSE 'pending' END,
+    updated_at = @now
+WHERE id = @id AND state = 'paused'
+RETURNING {{cols}};
+
+-- name: JobRescueRequeue
+UPDATE skiplock_jobs
+SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = @now,
+    errors = json_insert(errors, '$[#]', json_object('attempt', attempt, 'type', 'lease_expired',
+        'message', 'lease expired', 'at', @now_text, 'retryable', json('true')))
+WHERE id IN (
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'running' AND lease_until < @now AND attempt <= max_retries AND NOT cancel_requested
+    ORDER BY lease_until LIMIT @limit)
+RETURNING queue;
+
+-- name: JobRescueFinal
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols j: state=CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'failed' END, finished_at=@now, updated_at=@now, lease_until=NULL, errors=CASE WHEN j.cancel_requested THEN j.errors ELSE json_insert(j.errors, '$[#]', json_object('attempt', j.attempt, 'type', 'lease_expired', 'message', 'lease expired', 'at', @now_text, 'retryable', json('false'))) END}}
+FROM skiplock_jobs j
+WHERE j.id IN (
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'running' AND lease_until < @now AND (attempt > max_retries OR cancel_requested)
+    ORDER BY lease_until LIMIT @limit)
+RETURNING id, state;
+
+-- name: JobPromoteScheduled
+UPDATE skiplock_jobs SET state = 'pending', updated_at = @now
+WHERE id IN (
+    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= @now
+    ORDER BY run_at LIMIT @limit)
+RETURNING queue;
+
+-- name: DepsSettled
+-- Dependencies whose parent has finished.
+SELECT d.job_id, d.parent_id, a.state
+FROM skiplock_job_deps d JOIN skiplock_jobs_archive a ON a.id = d.parent_id
+LIMIT @limit;
+
+-- name: DepsOfParents
+DELETE FROM skiplock_job_deps WHERE parent_id IN (SELECT value FROM json_each(@ids)) RETURNING job_id, parent_id;
+
+-- name: DepDelete
+DELETE FROM skiplock_job_deps WHERE job_id = @job AND parent_id = @parent;
+
+-- name: JobReleaseWaiting
+UPDATE skiplock_jobs
+SET state = CASE WHEN run_at > @now THEN 'scheduled' ELSE 'pending' END, updated_at = @now
+WHERE state = 'waiting' AND NOT EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.job_id = skiplock_jobs.id)
+RETURNING queue;
+
+-- name: JobCancelDependent
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols j: state='cancelled', finished_at=@now, updated_at=@now, errors=json_insert(j.errors, '$[#]', json_object('attempt', j.attempt, 'type', 'dependency', 'message', @message, 'at', @now_text, 'retryable', json('false')))}}
+FROM skiplock_jobs j
+WHERE j.id = @id AND j.state IN ('waiting', 'paused') AND NOT j.run_on_parent_failure
+RETURNING id;
+
+-- name: QueuePause
+INSERT INTO skiplock_queues (name, paused, created_at, updated_at) VALUES (@name, @paused, @now, @now)
+ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, updated_at = excluded.updated_at;
+
+-- name: QueueCountsLive
+SELECT queue, state, count(*), coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
+FROM skiplock_jobs GROUP BY queue, state;
+
+-- name: QueueCountsArchive
+SELECT queue, state, count(*), 0 FROM skiplock_jobs_archive GROUP BY queue, state;
+
+-- name: QueueSettings
+SELECT name, paused FROM skiplock_queues;
+
+-- name: LeaderAttempt
+INSERT INTO skiplock_leaders (name, leader_id, elected_at, expires_at)
+VALUES (@name, @id, @now, @now + @ttl)
+ON CONFLICT (name) DO UPDATE
+SET leader_id = excluded.leader_id, expires_at = excluded.expires_at,
+    elected_at = CASE WHEN skiplock_leaders.leader_id = excluded.leader_id THEN skiplock_leaders.elected_at ELSE excluded.elected_at END
+WHERE skiplock_leaders.leader_id = excluded.leader_id OR skiplock_leaders.expires_at < @now
+RETURNING leader_id;
+
+-- name: LeaderResign
+DELETE FROM skiplock_leaders WHERE name = @name AND leader_id = @id;
+
+-- name: ScheduleUpsert
+INSERT INTO skiplock_schedules (tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at)
+VALUES (@tenant, @key, @kind, @queue, json(@payload), @every, coalesce(@next, @now), @now, @now)
+ON CONFLICT (tenant, key) DO UPDATE
+SET kind = excluded.kind, queue = excluded.queue, payload = excluded.payload,
+    every_seconds = excluded.every_seconds, next_run_at = excluded.next_run_at, updated_at = excluded.updated_at
+RETURNING tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at;
+
+-- name: ScheduleDelete
+DELETE FROM skiplock_schedules WHERE tenant = @tenant AND key = @key;
+
+-- name: ScheduleList
+SELECT tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at
+FROM skiplock_schedules WHERE @tenant IS NULL OR tenant = @tenant ORDER BY tenant, key;
+
+-- name: ScheduleDue
+SELECT tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at
+FROM skiplock_schedules WHERE next_run_at <= @now
+ORDER BY next_run_at LIMIT @limit;
+
+-- name: ScheduleAdvance
+UPDATE skiplock_schedules SET next_run_at = @next, updated_at = @now WHERE tenant = @tenant AND key = @key;
+
+-- name: JobChangedSince
+SELECT * FROM (SELECT {{cols}} FROM skiplock_jobs WHERE updated_at > @since ORDER BY updated_at LIMIT @limit)
+UNION ALL
+SELECT * FROM (SELECT {{cols}} FROM skiplock_jobs_archive WHERE finished_at > @since ORDER BY finished_at LIMIT @limit)
+ORDER BY updated_at, id LIMIT @limit;
+
+-- name: JobStatsCounts
+SELECT state, kind, count(*) FROM skiplock_jobs GROUP BY state, kind
+UNION ALL
+SELECT state, kind, count(*) FROM skiplock_jobs_archive GROUP BY state, kind;
+
+-- name: JobStatsFinished
+SELECT state, sum(finished_at > @now - 60000000), count(*)
+FROM skiplock_jobs_archive WHERE finished_at > @now - 3600000000 GROUP BY state;
+
+-- name: TokenCreate
+INSERT INTO skiplock_tokens (name, hash, role, tenant, created_at) VALUES (@name, @hash, @role, @tenant, @now)
+RETURNING id, name, hash, role, tenant, created_at;
+
+-- name: TokenByHash
+SELECT id, name, hash, role, tenant, created_at FROM skiplock_tokens WHERE hash = @hash;
+
+-- name: TokenList
+SELECT id, name, hash, role, tenant, created_at FROM skiplock_tokens ORDER BY id;
+
+-- name: TokenDelete
+DELETE FROM skiplock_tokens WHERE id = @id;
+
+-- name: TokenCount
+SELECT count(*) FROM skiplock_tokens;

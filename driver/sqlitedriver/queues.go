@@ -1,0 +1,96 @@
+package sqlitedriver
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+func (e executor) QueuePause(ctx context.Context, name string) error {
+	_, now, _ := nowArgs()
+	_, err := e.wexec(ctx, "QueuePause", sql.Named("name", name), sql.Named("paused", true), now)
+	return err
+}
+
+func (e executor) QueueResume(ctx context.Context, name string) error {
+	_, now, _ := nowArgs()
+	_, err := e.wexec(ctx, "QueuePause", sql.Named("name", name), sql.Named("paused", false), now)
+	return err
+}
+
+// QueueNotify wakes the listeners on this file in this process; other
+// processes find the jobs by polling.
+func (e executor) QueueNotify(ctx context.Context, queues []string) error {
+	e.notify(queues)
+	return nil
+}
+
+func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.QueueInfo, error) {
+	byName := map[string]*driver.QueueInfo{}
+	get := func(name string) *driver.QueueInfo {
+		if byName[name] == nil {
+			byName[name] = &driver.QueueInfo{Name: name, Counts: map[driver.JobState]int64{}}
+		}
+		return byName[name]
+	}
+	type setting struct {
+		name   string
+		paused bool
+	}
+	settings, err := collect(func(s scanner) (setting, error) {
+		var st setting
+		return st, s.Scan(&st.name, &st.paused)
+	})(e.rquery(ctx, "QueueSettings"))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range settings {
+		get(s.name).Paused = s.paused
+	}
+	stmts := []string{"QueueCountsLive"}
+	if withArchive {
+		stmts = append(stmts, "QueueCountsArchive")
+	}
+	_, now, _ := nowArgs()
+	for _, stmt := range stmts {
+		type count struct {
+			queue, state string
+			n, age       int64
+		}
+		counts, err := collect(func(s scanner) (count, error) {
+			var c count
+			return c, s.Scan(&c.queue, &c.state, &c.n, &c.age)
+		})(e.rquery(ctx, stmt, now))
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range counts {
+			qi := get(c.queue)
+			qi.Counts[driver.JobState(c.state)] += c.n
+			if c.state == string(driver.StatePending) && c.age > 0 {
+				qi.OldestPendingAge = time.Duration(c.age) * time.Microsecond
+			}
+		}
+	}
+	out := make([]driver.QueueInfo, 0, len(byName))
+	for _, qi := range byName {
+		out = append(out, *qi)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (e executor) LeaderAttempt(ctx context.Context, name, id string, ttl time.Duration) (bool, error) {
+	_, now, _ := nowArgs()
+	leaders, err := collect(scanString)(e.wquery(ctx, "LeaderAttempt", sql.Named("name", name), sql.Named("id", id),
+		sql.Named("ttl", ttl.Microseconds()), now))
+	return len(leaders) == 1 && leaders[0] == id, err
+}
+
+func (e executor) LeaderResign(ctx context.Context, name, id string) error {
+	_, err := e.wexec(ctx, "LeaderResign", sql.Named("name", name), sql.Named("id", id))
+	return err
+}

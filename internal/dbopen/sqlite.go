@@ -1,0 +1,61 @@
+package dbopen
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/skiplock/skiplock/driver/sqlitedriver"
+)
+
+func init() {
+	openers["sqlite"] = openSQLite
+}
+
+// SQLitePath answers the file path of a sqlite URL: sqlite:///abs/path.db,
+// sqlite:relative.db, sqlite://relative.db, or a bare path ending in .db.
+func SQLitePath(url string) string {
+	p, ok := strings.CutPrefix(url, "sqlite:")
+	if !ok {
+		return url
+	}
+	if rest, ok := strings.CutPrefix(p, "//"); ok {
+		p = rest // sqlite:///abs → /abs; sqlite://rel → rel
+	}
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i]
+	}
+	return p
+}
+
+// openSQLite opens the file and migrates it when it is new, so that every
+// command works on a new file at once. An existing Skiplock file is left
+// at its version (`skiplock migrate` changes it).
+func openSQLite(ctx context.Context, url string) (Opened, error) {
+	path := SQLitePath(url)
+	if path == "" {
+		return Opened{}, badDatabase{errors.New("database url " + url + ": no file path")}
+	}
+	d, err := sqlitedriver.Open(ctx, path)
+	if err != nil {
+		return Opened{}, wrapSQLite(err)
+	}
+	if err := d.MigrateNew(ctx); err != nil {
+		_ = d.Close()
+		return Opened{}, wrapSQLite(err)
+	}
+	return Opened{Driver: d, Close: func() { _ = d.Close() }}, nil
+}
+
+func wrapSQLite(err error) error {
+	if errors.Is(err, sqlitedriver.ErrUnusable) {
+		return badDatabase{err}
+	}
+	return err
+}
+
+// badDatabase keeps an error's message and adds ErrBadDatabase to it.
+type badDatabase struct{ err error }
+
+func (b badDatabase) Error() string   { return b.err.Error() }
+func (b badDatabase) Unwrap() []error { return []error{b.err, ErrBadDatabase} }
