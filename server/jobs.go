@@ -1,11 +1,12 @@
 package server
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -242,10 +243,15 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 	return lp, nil
 }
 
+// workflowAnswer is API.md's workflow object, with the stages of the
+// client's workflow view added.
 type workflowAnswer struct {
-	WorkflowID string              `json:"workflow_id"`
-	State      string              `json:"state"`
-	Jobs       []*skiplock.JobView `json:"jobs"`
+	WorkflowID   string                    `json:"workflow_id"`
+	State        skiplock.WorkflowStatus   `json:"state"`
+	Jobs         []*skiplock.JobView       `json:"jobs"`
+	CurrentStage string                    `json:"current_stage"`
+	Stages       []skiplock.WorkflowStage  `json:"stages"`
+	Counts       map[skiplock.JobState]int `json:"counts"`
 }
 
 func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, p *principal) error {
@@ -270,40 +276,9 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, p *principa
 		return notFound("workflow %q: no jobs", truncate(id, 80))
 	}
 	// Oldest first: a workflow reads in the order its stages were made.
-	for i, j := 0, len(jobs)-1; i < j; i, j = i+1, j-1 {
-		jobs[i], jobs[j] = jobs[j], jobs[i]
-	}
-	writeJSON(w, http.StatusOK, workflowAnswer{WorkflowID: id, State: workflowState(jobs), Jobs: views(jobs)})
+	slices.SortFunc(jobs, func(a, b *skiplock.JobRow) int { return cmp.Compare(a.ID, b.ID) })
+	v := skiplock.NewWorkflowView(id, jobs)
+	writeJSON(w, http.StatusOK, workflowAnswer{WorkflowID: id, State: v.Status, Jobs: views(jobs),
+		CurrentStage: v.CurrentStage, Stages: v.Stages, Counts: v.Counts})
 	return nil
-}
-
-// workflowState is running while any job is live, else failed if any
-// failed, cancelled if any was cancelled, completed when all completed.
-func workflowState(jobs []*skiplock.JobRow) string {
-	var failed, cancelled bool
-	for _, j := range jobs {
-		switch {
-		case !j.State.Finished():
-			return "running"
-		case j.State == skiplock.StateFailed:
-			failed = true
-		case j.State == skiplock.StateCancelled:
-			cancelled = true
-		}
-	}
-	switch {
-	case failed:
-		return "failed"
-	case cancelled:
-		return "cancelled"
-	}
-	return "completed"
-}
-
-// rawOrNull answers raw JSON, or null when empty.
-func rawOrNull(b []byte) json.RawMessage {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return json.RawMessage("null")
-	}
-	return b
 }
