@@ -100,7 +100,7 @@ func (p *problems) backoff(v any, path string) (Backoff, bool) {
 		p.add(join(path, "type"), "must be exponential or fixed, got %q", t)
 		return Backoff{}, false
 	}
-	before := len(p.list)
+	before := len(p.errs)
 	b := Backoff{Type: t}
 	for _, key := range obj.keys {
 		if !slices.Contains(allowed, key) {
@@ -119,7 +119,7 @@ func (p *problems) backoff(v any, path string) (Backoff, bool) {
 			b.Jitter = f
 		}
 	}
-	return b, len(p.list) == before
+	return b, len(p.errs) == before
 }
 
 func (p *problems) exponential(obj *object, path string, b *Backoff) {

@@ -29,14 +29,15 @@ func Load(path string) (*Set, error) {
 	// exactly MaxFileSize from one that is larger.
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("load contracts %s: %w", path, err)
+		return nil, fmt.Errorf("load contracts: %w", err)
 	}
 	return Parse(data)
 }
 
-// Parse parses a contract file, YAML or the same structure as JSON. It
-// reports every problem it finds, each a *FileError naming its place,
-// joined with errors.Join.
+// Parse parses a contract file, YAML or the same structure as JSON, of at
+// most MaxFileSize bytes. It returns a Set only for a valid file; otherwise
+// it reports every problem it finds, each a *FileError naming its place,
+// joined with errors.Join (a syntax error stops it at the first).
 func Parse(data []byte) (*Set, error) {
 	tree, err := decodeDocument(data)
 	if err != nil {
@@ -59,8 +60,8 @@ func decodeDocument(data []byte) (any, error) {
 
 func decodeYAML(data []byte) (any, error) {
 	tokens := lexer.Tokenize(string(data))
-	if depth := yamlNesting(tokens); depth > maxDepth {
-		return nil, &FileError{Path: docPath, Message: fmt.Sprintf("nested deeper than %d levels", maxDepth)}
+	if err := checkYAMLShape(tokens); err != nil {
+		return nil, err
 	}
 	file, err := parser.Parse(tokens, 0)
 	if err != nil {
@@ -77,42 +78,6 @@ func decodeYAML(data []byte) (any, error) {
 		return nil, yamlError(err)
 	}
 	return (&budget{}).fromYAML(v, "", 0)
-}
-
-// yamlNesting estimates, from the tokens alone, how deeply a YAML document
-// nests, before the parser (whose cost grows with the square of the depth)
-// sees it. Flow collections count their brackets; block collections count
-// the columns of the entries and keys that are open on the way down. The
-// estimate may be off by a level per indentless sequence, never more.
-func yamlNesting(tokens token.Tokens) int {
-	flow, deepest := 0, 0
-	var cols []int
-	push := func(col int) {
-		for len(cols) > 0 && cols[len(cols)-1] >= col {
-			cols = cols[:len(cols)-1]
-		}
-		cols = append(cols, col)
-	}
-	for i, tk := range tokens {
-		switch tk.Type {
-		case token.SequenceStartType, token.MappingStartType:
-			flow++
-		case token.SequenceEndType, token.MappingEndType:
-			flow = max(flow-1, 0)
-		case token.DocumentHeaderType:
-			cols, flow = cols[:0], 0
-		case token.SequenceEntryType, token.MappingKeyType:
-			if flow == 0 {
-				push(tk.Position.Column)
-			}
-		case token.MappingValueType:
-			if flow == 0 && i > 0 {
-				push(tokens[i-1].Position.Column)
-			}
-		}
-		deepest = max(deepest, len(cols)+flow)
-	}
-	return deepest
 }
 
 // yamlError turns a goccy/go-yaml error into a one-line FileError that

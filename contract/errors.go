@@ -38,11 +38,11 @@ const docPath = "document"
 // problems collects every FileError of one file, so that a user fixes them
 // all in one round instead of one per run.
 type problems struct {
-	list []error
+	errs []error
 }
 
 func (p *problems) add(path, format string, args ...any) {
-	p.list = append(p.list, &FileError{Path: path, Message: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &FileError{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // join builds the path of a child under path. Keys that are not plain

@@ -2,8 +2,8 @@ package contract
 
 import (
 	"errors"
-	"fmt"
 	"slices"
+	"strings"
 )
 
 // build checks a decoded contract file and turns it into a Set. Keys are
@@ -13,7 +13,7 @@ func build(tree any) (*Set, error) {
 	p := &problems{}
 	root, ok := p.object(tree, docPath)
 	if !ok {
-		return nil, errors.Join(p.list...)
+		return nil, errors.Join(p.errs...)
 	}
 	set := &Set{defaults: builtinSettings(), kinds: map[string]*Kind{}}
 	// defaults apply to every kind, so they are read before any kind
@@ -34,17 +34,21 @@ func build(tree any) (*Set, error) {
 		case "kinds":
 			p.kinds(v, set)
 		default:
-			p.add(join("", key), "unknown field (allowed: version, strict, defaults, kinds)")
+			if strings.HasPrefix(key, "x-") {
+				// Extension keys hold YAML anchors that kinds share.
+				continue
+			}
+			p.add(join("", key), "unknown field (allowed: version, strict, defaults, kinds, x-...)")
 		}
 	}
 	if !version {
 		p.add("version", "required: this format is version 1")
 	}
-	if set.Strict && len(set.kinds) == 0 && len(p.list) == 0 {
+	if set.Strict && len(set.kinds) == 0 && len(p.errs) == 0 {
 		p.add("kinds", "strict mode needs at least one kind; every job would be rejected")
 	}
-	if len(p.list) > 0 {
-		return nil, errors.Join(p.list...)
+	if len(p.errs) > 0 {
+		return nil, errors.Join(p.errs...)
 	}
 	return set, nil
 }
@@ -218,8 +222,3 @@ func (p *problems) refs(v any, path string, hasOps, nonEmpty bool) []string {
 	}
 	return refs
 }
-
-// describeRef is used by checkRef's messages.
-const refSyntax = "use payload.<property>[.<property>...], tenant, queue or op"
-
-var _ = fmt.Sprintf

@@ -50,6 +50,10 @@ func describe(e *jsonschema.ValidationError) ([]string, string) {
 	case *kind.Const:
 		return loc, "must be " + compactJSON(k.Want)
 	case *kind.Format:
+		if k.Want == "regex" && k.Err != nil {
+			// Only a schema's own pattern is checked as a regex; say why.
+			return loc, "must be a valid regex: " + k.Err.Error()
+		}
 		return loc, "must be a valid " + k.Want
 	case *kind.Pattern:
 		return loc, fmt.Sprintf("must match pattern %q", k.Want)
@@ -72,17 +76,17 @@ func bounds(ek jsonschema.ErrorKind) string {
 	case *kind.MultipleOf:
 		return "must be a multiple of " + ratString(k.Want)
 	case *kind.MinLength:
-		return fmt.Sprintf("must be at least %d characters long", k.Want)
+		return "must be at least " + count(k.Want, "character") + " long"
 	case *kind.MaxLength:
-		return fmt.Sprintf("must be at most %d characters long", k.Want)
+		return "must be at most " + count(k.Want, "character") + " long"
 	case *kind.MinItems:
-		return fmt.Sprintf("must have at least %d items", k.Want)
+		return "must have at least " + count(k.Want, "item")
 	case *kind.MaxItems:
-		return fmt.Sprintf("must have at most %d items", k.Want)
+		return "must have at most " + count(k.Want, "item")
 	case *kind.MinProperties:
-		return fmt.Sprintf("must have at least %d properties", k.Want)
+		return "must have at least " + count(k.Want, "property")
 	case *kind.MaxProperties:
-		return fmt.Sprintf("must have at most %d properties", k.Want)
+		return "must have at most " + count(k.Want, "property")
 	case *kind.UniqueItems:
 		return fmt.Sprintf("must not contain duplicates (items %d and %d are equal)", k.Duplicates[0], k.Duplicates[1])
 	case *kind.FalseSchema:
@@ -91,6 +95,17 @@ func bounds(ek jsonschema.ErrorKind) string {
 		return "must not match the schema under 'not'"
 	}
 	return ek.LocalizedString(english)
+}
+
+// count writes "1 item", "2 items", "3 properties".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "y") {
+		return strconv.Itoa(n) + " " + strings.TrimSuffix(noun, "y") + "ies"
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func below(loc []string, name string) []string {

@@ -3,6 +3,7 @@ package contract
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -54,8 +55,8 @@ func schemaError(err error, url string) string {
 	var sve *jsonschema.SchemaValidationError
 	if errors.As(err, &sve) {
 		if ve, ok := sve.Err.(*jsonschema.ValidationError); ok {
-			f, msg := deepest(ve, "")
-			return "at " + pointer(f) + ": " + msg
+			parts, msg := deepest(ve)
+			return "at /" + strings.Join(parts, "/") + ": " + msg
 		}
 	}
 	msg := strings.ReplaceAll(err.Error(), url, "payload")
@@ -63,14 +64,6 @@ func schemaError(err error, url string) string {
 		msg = msg[:i]
 	}
 	return msg
-}
-
-// pointer prints a dotted location as a JSON pointer ("/properties/x").
-func pointer(dotted string) string {
-	if dotted == "" {
-		return "/"
-	}
-	return "/" + strings.ReplaceAll(dotted, ".", "/")
 }
 
 // payloadError turns a validation failure into a ValidationError naming the
@@ -81,14 +74,15 @@ func payloadError(err error) *ValidationError {
 	if !errors.As(err, &ve) {
 		return invalid("payload", "%v", err)
 	}
-	field, msg := deepest(ve, "payload")
-	return invalid(field, "%s", msg)
+	parts, msg := deepest(ve)
+	return invalid(strings.Join(append([]string{"payload"}, parts...), "."), "%s", msg)
 }
 
 // deepest picks, among the leaves of a validation error tree, the one at
-// the deepest field; ties go to the smaller field name, so that the answer
-// does not depend on the validator's map order, then to the first found.
-func deepest(ve *jsonschema.ValidationError, root string) (field, msg string) {
+// the deepest location; ties go to the smaller location, so that the
+// answer does not depend on the validator's map order, then to the first
+// found.
+func deepest(ve *jsonschema.ValidationError) (loc []string, msg string) {
 	best := -1
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
@@ -99,22 +93,10 @@ func deepest(ve *jsonschema.ValidationError, root string) (field, msg string) {
 			return
 		}
 		parts, m := describe(e)
-		f := dotted(root, parts)
-		if len(parts) > best || len(parts) == best && f < field {
-			best, field, msg = len(parts), f, m
+		if len(parts) > best || len(parts) == best && slices.Compare(parts, loc) < 0 {
+			best, loc, msg = len(parts), parts, m
 		}
 	}
 	walk(ve)
-	return field, msg
-}
-
-// dotted joins a location below root with dots.
-func dotted(root string, parts []string) string {
-	switch {
-	case len(parts) == 0:
-		return root
-	case root == "":
-		return strings.Join(parts, ".")
-	}
-	return root + "." + strings.Join(parts, ".")
+	return loc, msg
 }

@@ -21,6 +21,9 @@ const (
 	// maxDepth bounds nesting. The YAML parser's cost grows with the square
 	// of the depth, and a JSON Schema rarely nests past a dozen levels.
 	maxDepth = 64
+	// maxKeys bounds the keys of one mapping, for the same reason: the
+	// YAML parser's cost grows with the square of a mapping's size.
+	maxKeys = 1000
 	// maxNodes bounds the decoded tree. YAML aliases share one decoded
 	// value; walking it would expand "billion laughs" files exponentially.
 	maxNodes = 100_000
@@ -51,13 +54,14 @@ func (o *object) get(key string) (any, bool) {
 // budget counts decoded nodes and fails once there are too many.
 type budget struct{ nodes int }
 
-func (b *budget) take(path string, depth int) error {
+func (b *budget) take(depth int) error {
 	b.nodes++
 	if b.nodes > maxNodes {
 		return &FileError{Path: docPath, Message: fmt.Sprintf("more than %d values (YAML aliases count each time they are used)", maxNodes)}
 	}
 	if depth > maxDepth {
-		return &FileError{Path: path, Message: fmt.Sprintf("nested deeper than %d levels", maxDepth)}
+		// The path itself would be 64 segments long; the file is the place.
+		return &FileError{Path: docPath, Message: fmt.Sprintf("nested deeper than %d levels", maxDepth)}
 	}
 	return nil
 }
@@ -72,7 +76,7 @@ func decodeJSON(data []byte) (any, error) {
 }
 
 func (b *budget) jsonValue(dec *json.Decoder, path string, depth int) (any, error) {
-	if err := b.take(orDoc(path), depth); err != nil {
+	if err := b.take(depth); err != nil {
 		return nil, err
 	}
 	tok, err := dec.Token()
@@ -112,6 +116,10 @@ func (b *budget) jsonObject(dec *json.Decoder, path string, depth int) (any, err
 		if !obj.set(key, v) {
 			return nil, &FileError{Path: join(path, key), Message: "duplicate key"}
 		}
+		if len(obj.keys) > maxKeys {
+			// YAML has this limit; a JSON file gets the same one.
+			return nil, &FileError{Path: join(path, key), Message: fmt.Sprintf("more than %d keys in one mapping", maxKeys)}
+		}
 	}
 	_, err := dec.Token()
 	return obj, err
@@ -120,7 +128,7 @@ func (b *budget) jsonObject(dec *json.Decoder, path string, depth int) (any, err
 // fromYAML converts a value decoded by goccy/go-yaml (with UseOrderedMap)
 // into a tree.
 func (b *budget) fromYAML(v any, path string, depth int) (any, error) {
-	if err := b.take(orDoc(path), depth); err != nil {
+	if err := b.take(depth); err != nil {
 		return nil, err
 	}
 	switch v := v.(type) {
