@@ -149,7 +149,7 @@ func report(ctx context.Context, c *skiplock.Client, app *app) error {
 	for _, q := range all {
 		archived += q.Counts[skiplock.StateCompleted]
 	}
-	example.Say("hot table: %d live jobs; archive: %d completed jobs", hot, archived)
+	example.Say("hot table: %d live jobs (at most the current tracking runs); archive: %d completed jobs", hot, archived)
 	example.Say("vault: %d metric rows, e.g. %s", len(app.vault), app.vault[0])
 	// 4 ingests, 2 janitor runs and a track run per schedule at least.
 	if archived < 10 || hot > 4 {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package examples_test
+
+const raceEnabled = false
