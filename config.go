@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/skiplock/skiplock/contract"
 	"log/slog"
 	"os"
 	"time"
@@ -59,6 +60,9 @@ type Config struct {
 	// PeriodicJobs are enqueued on cron schedules by the leader, once per
 	// tick across all servers (see PeriodicJob).
 	PeriodicJobs []PeriodicJob
+	// Contracts validates and defaults every job that enters through this
+	// client (contract.Load); nil means no contracts.
+	Contracts *contract.Set
 }
 
 func (c Config) withDefaults() Config {

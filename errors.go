@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/skiplock/skiplock/contract"
 	"github.com/skiplock/skiplock/driver"
 )
 
@@ -22,11 +23,7 @@ var (
 
 // ValidationError is a rejected input: Field names it ("priority",
 // "payload.file_path"), Message the rule. Nothing was stored.
-type ValidationError struct {
-	Field, Message string
-}
-
-func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+type ValidationError = contract.ValidationError
 
 func invalid(field, format string, args ...any) *ValidationError {
 	return &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}

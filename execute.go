@@ -11,12 +11,6 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-func (c *Client) leaseOf(w *registeredWorker) time.Duration {
-	if w.opts.Lease > 0 {
-		return w.opts.Lease
-	}
-	return c.config.Lease
-}
 
 // execute works one claimed job and records its outcome.
 func (c *Client) execute(row *JobRow) {
@@ -28,14 +22,8 @@ func (c *Client) execute(row *JobRow) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	run := &runningJob{client: c, row: row, lease: c.leaseOf(w), cancel: cancel,
-		timeout: w.opts.Timeout, backoff: w.opts.Backoff}
-	if run.timeout == 0 {
-		run.timeout = c.config.JobTimeout
-	}
-	if run.backoff == nil {
-		run.backoff = c.config.Backoff
-	}
+	pol := c.policyOf(row.Kind, w.opts)
+	run := &runningJob{client: c, row: row, lease: pol.lease, cancel: cancel, timeout: pol.timeout, backoff: pol.backoff}
 	c.running.add(run)
 	workCtx := ctx
 	if run.timeout > 0 {
@@ -100,9 +88,9 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 	}
 	p := driver.FailParams{HeldJob: run.held(), Error: entry}
 	if entry.Retryable {
-		backoff := c.config.Backoff
-		if run.backoff != nil {
-			backoff = run.backoff
+		backoff := run.backoff
+		if backoff == nil { // a job with no worker
+			backoff = c.policyOf(run.row.Kind, WorkerOpts{}).backoff
 		}
 		at := time.Now().Add(backoff(run.row.Attempt - 1))
 		p.RetryAt = &at

@@ -158,7 +158,7 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 		Retryable: p.Retryable && row.Attempt <= row.MaxRetries}
 	fp := driver.FailParams{HeldJob: h, Error: entry}
 	if entry.Retryable {
-		wait := c.config.Backoff(row.Attempt - 1)
+		wait := c.policyOf(row.Kind, WorkerOpts{}).backoff(row.Attempt - 1)
 		if p.RetryIn != nil {
 			wait = *p.RetryIn
 		}

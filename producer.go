@@ -24,7 +24,7 @@ func newProducer(c *Client, queue string, qc QueueConfig) *producer {
 	p.claim = driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, DefaultLease: c.config.Lease}
 	for kind, w := range c.config.Workers.byKind {
 		p.claim.Kinds = append(p.claim.Kinds, kind)
-		p.claim.Leases = append(p.claim.Leases, c.leaseOf(w))
+		p.claim.Leases = append(p.claim.Leases, c.policyOf(kind, w.opts).lease)
 	}
 	return p
 }

@@ -1,39 +1,52 @@
 package skiplock
 
 import (
-	"bytes"
 	"encoding/json"
 	"time"
+
+	"github.com/skiplock/skiplock/contract"
 )
 
 // resolved is what the contract and the defaults decided for a job.
-type resolved struct {
-	Queue          string
-	Priority       int
-	MaxRetries     int
-	IdempotencyKey string
-	UniquePolicy   string
-	UniqueWindow   time.Duration
-}
+type resolved = contract.Resolved
 
-// resolve applies the defaults to a job's options.
+// resolve validates a job against its kind's contract (Config.Contracts)
+// and fills in its defaults. Without contracts the built-in defaults apply.
 func (c *Client) resolve(kind string, payload json.RawMessage, opts *InsertOpts) (resolved, error) {
-	if t := bytes.TrimSpace(payload); len(t) == 0 || t[0] != '{' {
-		return resolved{}, invalid("payload", "must be a JSON object")
-	}
-	r := resolved{Queue: opts.Queue, Priority: DefaultPriority, MaxRetries: DefaultMaxRetries,
-		IdempotencyKey: opts.IdempotencyKey}
-	if r.Queue == "" {
-		r.Queue = DefaultQueue
-	}
-	if opts.Priority != nil {
-		r.Priority = *opts.Priority
-	}
-	if opts.MaxRetries != nil {
-		r.MaxRetries = *opts.MaxRetries
-	}
-	if r.IdempotencyKey != "" {
-		r.UniquePolicy = "active"
+	r, err := c.config.Contracts.Apply(contract.Spec{Kind: kind, Op: opts.Op, Queue: opts.Queue, Tenant: opts.Tenant,
+		IdempotencyKey: opts.IdempotencyKey, Priority: opts.Priority, MaxRetries: opts.MaxRetries, Payload: payload})
+	if err != nil {
+		return resolved{}, err
 	}
 	return r, nil
+}
+
+// Contracts answers the loaded contracts (nil when none).
+func (c *Client) Contracts() *contract.Set { return c.config.Contracts }
+
+// kindPolicy is how jobs of a kind run: the worker's options win, then the
+// kind's contract, then the client's configuration.
+type kindPolicy struct {
+	lease, timeout time.Duration
+	backoff        func(retry int) time.Duration
+}
+
+func (c *Client) policyOf(kind string, opts WorkerOpts) kindPolicy {
+	p := kindPolicy{lease: c.config.Lease, timeout: c.config.JobTimeout, backoff: c.config.Backoff}
+	if k, ok := c.config.Contracts.Kind(kind); ok {
+		p.lease, p.backoff = k.Lease, k.Backoff.Next
+		if k.Timeout > 0 {
+			p.timeout = k.Timeout
+		}
+	}
+	if opts.Lease > 0 {
+		p.lease = opts.Lease
+	}
+	if opts.Timeout > 0 {
+		p.timeout = opts.Timeout
+	}
+	if opts.Backoff != nil {
+		p.backoff = opts.Backoff
+	}
+	return p
 }

@@ -78,6 +78,7 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 	f.StringVar(&opts.Stage, "stage", "", "stage of the workflow")
 	f.StringVar(&dependsOn, "depends-on", "", "comma-separated job ids the job waits for")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
+	f.StringVar(&g.contracts, "contracts", "", "validate and default the job by this contract file (env SKIPLOCK_CONTRACTS)")
 	return cmd
 }
 

@@ -16,6 +16,9 @@ import (
 // globals are the flags every command shares.
 type globals struct {
 	databaseURL string
+	// contracts is a contract file that commands entering jobs enforce
+	// (--contracts, or SKIPLOCK_CONTRACTS).
+	contracts string
 }
 
 func newRootCmd() *cobra.Command {
@@ -92,10 +95,24 @@ func (g *globals) client(ctx context.Context) (*skiplock.Client, func(), error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := skiplock.NewClient(db.Driver, nil)
+	cfg := &skiplock.Config{}
+	if path := g.contractsPath(); path != "" {
+		if cfg.Contracts, err = loadContracts(path); err != nil {
+			db.Close()
+			return nil, nil, err
+		}
+	}
+	c, err := skiplock.NewClient(db.Driver, cfg)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
 	}
 	return c, db.Close, nil
+}
+
+func (g *globals) contractsPath() string {
+	if g.contracts != "" {
+		return g.contracts
+	}
+	return os.Getenv("SKIPLOCK_CONTRACTS")
 }

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock/contract"
+)
+
+func init() { extraCommands = append(extraCommands, newContractsCmd) }
+
+func newContractsCmd(*globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "contracts", Short: "Work with job contract files"}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "check FILE",
+		Short: "Validate a contract file and list its kinds",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, err := loadContracts(args[0])
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintf(w, "%s: valid, %d kinds, strict=%v\n", args[0], len(set.Kinds()), set.Strict)
+			fmt.Fprintln(w, "KIND\tQUEUE\tPRIORITY\tMAX_RETRIES\tOPS\tUNIQUE")
+			for _, k := range set.Kinds() {
+				unique := "-"
+				if k.Unique != nil {
+					unique = k.Unique.Policy
+					if k.Unique.Window != "" {
+						unique += " " + k.Unique.Window
+					}
+				}
+				ops := strings.Join(k.Ops, ",")
+				if ops == "" {
+					ops = "-"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\n", k.Kind, k.Queue, k.Priority, k.MaxRetries, ops, unique)
+			}
+			return w.Flush()
+		},
+	})
+	return cmd
+}
+
+// loadContracts loads a contract file; a bad file is a usage error (exit 2)
+// whose problems are joined on one line, each with its place.
+func loadContracts(path string) (*contract.Set, error) {
+	set, err := contract.Load(path)
+	if err == nil {
+		return set, nil
+	}
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	msg := strings.Join(lines, "; ")
+	var fe *contract.FileError
+	if errors.As(err, &fe) || errors.Is(err, os.ErrNotExist) || strings.HasPrefix(msg, "load contracts") {
+		return nil, usagef("contracts %s: %s", path, msg)
+	}
+	return nil, fmt.Errorf("contracts %s: %s", path, msg)
+}
