@@ -17,7 +17,9 @@ func TestAuthMatrix(t *testing.T) {
 			tokens[role] = createToken(t, b.drv, role, "")
 		}
 		admin := tokens[server.RoleAdmin]
-		enq := func() int64 { return id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"x","queue":"q"}`), 201).job()) }
+		enq := func() int64 {
+			return id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"x","queue":"q"}`), 201).job())
+		}
 		// A job for each route that acts on one; each worker route finds its
 		// job held by "w".
 		type route struct {
