@@ -1,9 +1,9 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -139,43 +139,63 @@ func (b *bundle) do(t *testing.T, method, path, token string, body any) answer {
 
 func request(t *testing.T, base, method, path, token string, body any) answer {
 	t.Helper()
-	var rd io.Reader
-	switch v := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(v)
-	case []byte:
-		rd = bytes.NewReader(v)
-	default:
-		bs, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
+	var raw any = body
+	if body != nil {
+		if _, ok := body.(string); !ok {
+			bs, err := json.Marshal(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw = string(bs)
 		}
-		rd = bytes.NewReader(bs)
+	} else {
+		raw = ""
+	}
+	a, err := doRequest(base, method, path, token, raw.(string))
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	if a.status >= 500 && a.status != http.StatusServiceUnavailable {
+		t.Errorf("%s %s: %d %s", method, path, a.status, a.raw)
+	}
+	return a
+}
+
+// tryRequest is request for goroutines and servers that may be down.
+func tryRequest(base, method, path, body string) (answer, error) {
+	return doRequest(base, method, path, "", body)
+}
+
+var httpClient = &http.Client{Timeout: 2 * time.Minute}
+
+func doRequest(base, method, path, token, body string) (answer, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
 	}
 	req, err := http.NewRequestWithContext(context.Background(), method, base+path, rd)
 	if err != nil {
-		t.Fatal(err)
+		return answer{}, err
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := httpClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return answer{}, err
 	}
 	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return answer{}, err
+	}
 	a := answer{status: res.StatusCode, raw: raw}
 	if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(raw, &a.body); err != nil {
-			t.Fatalf("%s %s: answer is not JSON: %v: %s", method, path, err, raw)
+			return a, fmt.Errorf("answer is not JSON: %v: %s", err, raw)
 		}
 	}
-	if res.StatusCode >= 500 && res.StatusCode != http.StatusServiceUnavailable {
-		t.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
-	}
-	return a
+	return a, nil
 }
 
 // must checks the status of an answer.
