@@ -1,0 +1,50 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// TestExampleWorkers runs examples/http-workers against a real server.
+func TestExampleWorkers(t *testing.T) {
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(file), "..", "examples", "http-workers")
+	for _, ex := range []struct{ interpreter, script, worker string }{
+		{"python3", "worker.py", "python"}, {"node", "worker.mjs", "node"}} {
+		t.Run(ex.worker, func(t *testing.T) {
+			t.Parallel()
+			bin, err := exec.LookPath(ex.interpreter)
+			if err != nil {
+				t.Skipf("%s is not on PATH", ex.interpreter)
+			}
+			b := setup(t, databases[0], nil)
+			admin := createToken(t, b.drv, "admin", "")
+			worker := createToken(t, b.drv, "worker", "")
+			good := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"math","payload":{"numbers":[1,2,3.5]}}`), 201).job())
+			bad := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"math","payload":{"numbers":"x"}}`), 201).job())
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, bin, filepath.Join(dir, ex.script))
+			cmd.Env = append(os.Environ(), "SKIPLOCK_SERVER="+b.ts.URL, "SKIPLOCK_TOKEN="+worker,
+				"SKIPLOCK_QUEUE=math", "SKIPLOCK_MAX_JOBS=2")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", ex.script, err, out)
+			}
+			j := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", good), admin, nil), 200).job()
+			res, _ := j["result"].(map[string]any)
+			if j["state"] != "completed" || res["sum"] != 6.5 || res["worker"] != ex.worker || j["progress_message"] != "adding" {
+				t.Fatalf("job worked by %s: %v", ex.script, j)
+			}
+			j = must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", bad), admin, nil), 200).job()
+			if j["state"] != "failed" || len(j["errors"].([]any)) != 1 {
+				t.Fatalf("bad job worked by %s: %v", ex.script, j)
+			}
+		})
+	}
+}
