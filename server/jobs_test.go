@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/contract"
 )
 
 func TestEnqueueAndRead(t *testing.T) {
@@ -273,5 +276,57 @@ func TestSchedules(t *testing.T) {
 		}
 		must(t, b.do(t, "DELETE", "/v1/schedules/watch:acme", "", nil), 200)
 		must(t, b.do(t, "DELETE", "/v1/schedules/watch:acme", "", nil), http.StatusNotFound)
+	})
+}
+
+const testContracts = `
+version: 1
+strict: true
+kinds:
+  file:
+    queue: ingest
+    ops: [ingest, delete]
+    payload:
+      type: object
+      required: [path]
+      properties:
+        path: {type: string, minLength: 1}
+        size: {type: integer, minimum: 0}
+    unique:
+      policy: active
+      fields: [payload.path]
+`
+
+// TestContracts: GET /v1/kinds lists the client's contracts, and enqueues
+// are validated and defaulted by them, errors naming the field.
+func TestContracts(t *testing.T) {
+	eachDB(t, func(t *testing.T, db database) {
+		set, err := contract.Parse([]byte(testContracts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := setupClient(t, db.open(t), &skiplock.Config{Contracts: set}, nil)
+		kinds := maps(must(t, b.do(t, "GET", "/v1/kinds", "", nil), 200).body["kinds"])
+		if len(kinds) != 1 || kinds[0]["kind"] != "file" || kinds[0]["queue"] != "ingest" {
+			t.Fatalf("kinds: %v", kinds)
+		}
+		j := must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"file","op":"ingest","payload":{"path":"/a"}}`), 201).job()
+		if j["queue"] != "ingest" || j["idempotency_key"] == nil {
+			t.Fatalf("job under contract: %v", j)
+		}
+		if a := must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"file","op":"ingest","payload":{"path":"/a"}}`), 200); a.body["duplicate"] != true {
+			t.Fatalf("derived key duplicate: %s", a.raw)
+		}
+		for body, field := range map[string]string{
+			`{"kind":"fil","payload":{}}`:                                     "kind",
+			`{"kind":"file","op":"scan","payload":{"path":"/b"}}`:             "op",
+			`{"kind":"file","op":"ingest","payload":{}}`:                      "payload.path",
+			`{"kind":"file","op":"ingest","payload":{"path":"/b","size":-1}}`: "payload.size",
+		} {
+			a := must(t, b.do(t, "POST", "/v1/jobs", "", body), 400)
+			if _, f := a.errCode(); !strings.HasPrefix(f, field) {
+				t.Errorf("%s: field %q, want %q", body, f, field)
+			}
+		}
 	})
 }

@@ -92,7 +92,7 @@ func (s *Server) queueAction(pause bool) handlerFunc {
 }
 
 func (s *Server) listKinds(w http.ResponseWriter, _ *http.Request, _ *principal) error {
-	kinds := s.cfg.Contracts.Kinds()
+	kinds := s.client.Contracts().Kinds() // the client enforces the same set
 	if kinds == nil {
 		kinds = []contract.KindInfo{}
 	}

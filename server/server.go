@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/contract"
 	"github.com/skiplock/skiplock/driver"
 )
 
@@ -29,9 +28,7 @@ type Config struct {
 	// Client is the client the server acts through (required). The server
 	// does not start or stop it.
 	Client *skiplock.Client
-	// Contracts answers GET /v1/kinds; nil lists no kinds.
-	Contracts *contract.Set
-	Logger    *slog.Logger
+	Logger *slog.Logger
 	// OpenWithoutTokens lets every request in while no token exists (a
 	// loopback address or --insecure); otherwise they answer 401.
 	OpenWithoutTokens bool

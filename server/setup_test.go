@@ -66,8 +66,15 @@ func setup(t *testing.T, db database, mod func(*server.Config)) *bundle {
 
 func setupOn(t *testing.T, drv driver.Driver, mod func(*server.Config)) *bundle {
 	t.Helper()
+	return setupClient(t, drv, &skiplock.Config{}, mod)
+}
+
+// setupClient is setupOn with a client configuration.
+func setupClient(t *testing.T, drv driver.Driver, ccfg *skiplock.Config, mod func(*server.Config)) *bundle {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	client, err := skiplock.NewClient(drv, &skiplock.Config{Logger: log})
+	ccfg.Logger = log
+	client, err := skiplock.NewClient(drv, ccfg)
 	if err != nil {
 		t.Fatal(err)
 	}

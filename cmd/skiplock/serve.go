@@ -171,6 +171,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		if contracts, err = contract.Load(cfg.Contracts); err != nil {
 			return usagef("--contracts: %v", err)
 		}
+		log.Info("contracts", "file", cfg.Contracts, "kinds", len(contracts.Kinds()))
 	}
 	g := &globals{databaseURL: cfg.DatabaseURL}
 	db, err := g.open(ctx)
@@ -190,11 +191,11 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log})
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts})
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{Client: client, Contracts: contracts, Logger: log,
+	srv, err := server.New(server.Config{Client: client, Logger: log,
 		OpenWithoutTokens: loopback || cfg.Insecure, MaxPayloadBytes: cfg.MaxPayloadBytes})
 	if err != nil {
 		return err
