@@ -36,6 +36,28 @@ var examples = map[string][]string{
 		"archive: 6 completed jobs",
 		"pgmq: done",
 	},
+	"unifiedqueue": {
+		"accepted library       op=ingest job 1 queue=unified priority=1 key=library:docs:3b75bfc17d6723f5",
+		"accepted content       op=ingest job 7 queue=unified priority=10",
+		`rejected rename        op=ingest op: "ingest" is not allowed for kind "rename" (allowed: update)`,
+		`rejected image         op=ingest kind: unknown kind "image" (strict mode)`,
+		`rejected file          op=ingest payload.file_path: missing property "file_path"`,
+		"rejected file          op=ingest priority: must be between 0 and 10, got 11",
+		"duplicate file /src/app/main.go: duplicate=true, the live job 3, key file:code:613df3bba1eb4820",
+		"processed highest priority first: [10 8 5 5 5 5 3 1]",
+		"file /src/app/main.go again after its job completed: duplicate=false",
+		"unifiedqueue: done",
+	},
+	"videopipeline": {
+		"rejected transcode: payload.video_id: must be a valid uuid",
+		`rejected thumbnail: kind: unknown kind "thumbnail" (strict mode)`,
+		"s3-cron-scanner scan 2: transcode job 1 duplicate=true (queue transcode, max_retries 3, key transcode::a447ee1578a84992)",
+		"clip-1.mp4 exists already: skipped",
+		"workflow video:a1b2c3d4-e5f6-7890-abcd-ef1234567890: completed",
+		"  ocr            job",
+		"completed  attempt 1 of 4, progress 100% frame 3 of 3",
+		"videopipeline: done",
+	},
 	"crawl": {
 		`crawler-7: claimed job 1 docs.example, heartbeat at 50% with page token "page-3", then died`,
 		"claim order: [user-waiting.example normal.example bulk.example]",
@@ -124,6 +146,7 @@ func runExample(t *testing.T, name string, want []string, args ...string) string
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(bin, name), args...)
+	cmd.Dir = ".." // the repository root, where the contract files' default paths start
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
