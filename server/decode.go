@@ -70,10 +70,6 @@ func jsonError(prefix string, err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return badRequest(prefix, "malformed JSON: unexpected end of input")
 	}
-	var fe *fieldError
-	if errors.As(err, &fe) {
-		return badRequest(joinField(prefix, fe.field), "%s", fe.msg)
-	}
 	return badRequest(prefix, "malformed JSON: %v", err)
 }
 
@@ -105,11 +101,6 @@ func jsonTypeName(goType string) string {
 	}
 	return "an object"
 }
-
-// fieldError is a decoding error of a field's own decoder.
-type fieldError struct{ field, msg string }
-
-func (e *fieldError) Error() string { return e.field + ": " + e.msg }
 
 // cleanJSON checks raw JSON that will be stored and answers it re-encoded:
 // valid UTF-8, no NUL characters, finite numbers, bounded depth. Absent or

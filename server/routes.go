@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
-	"strings"
 )
 
 // perm is what a route needs of a token's role.
@@ -160,10 +159,4 @@ func (b *bufferedWriter) Write(p []byte) (int, error) {
 		b.status = http.StatusOK
 	}
 	return b.body.Write(p)
-}
-
-// patternPath is the path part of a route pattern.
-func patternPath(pattern string) string {
-	_, path, _ := strings.Cut(pattern, " ")
-	return path
 }
