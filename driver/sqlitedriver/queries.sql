@@ -43,13 +43,15 @@ INSERT OR IGNORE INTO skiplock_job_deps (job_id, parent_id) SELECT @job, value F
 
 -- name: JobClaim
 -- @leases is {"kind": lease µs}; @kinds_any is true when the claim takes any kind.
+-- +@queue: a bare parameter compared like the partial index's WHERE makes
+-- SQLite re-prepare the statement on every call; the unary plus does not.
 UPDATE skiplock_jobs
 SET state = 'running', attempt = attempt + 1, worker_id = @worker, started_at = @now, heartbeat_at = @now,
     updated_at = @now,
     lease_until = @now + coalesce((SELECT l.value FROM json_each(@leases) l WHERE l.key = skiplock_jobs.kind), @default_lease)
 WHERE id IN (
     SELECT id FROM skiplock_jobs
-    WHERE state = 'pending' AND queue = @queue
+    WHERE state = 'pending' AND queue = +@queue
       AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused)
     ORDER BY priority DESC, run_at, id

@@ -43,13 +43,14 @@ func scanJob(row scanner) (*driver.Job, error) {
 	j.RunAt, j.CreatedAt, j.UpdatedAt = fromMicros(runAt), fromMicros(createdAt), fromMicros(updatedAt)
 	j.StartedAt, j.FinishedAt = nullTime(startedAt), nullTime(finishedAt)
 	j.LeaseUntil, j.HeartbeatAt = nullTime(lease), nullTime(heartbeat)
-	if err := json.Unmarshal([]byte(tags), &j.Tags); err != nil {
+	// Most lists are empty: skip the decoder for them.
+	if err := decodeList(tags, &j.Tags); err != nil {
 		return nil, fmt.Errorf("decode tags of job %d: %w", j.ID, err)
 	}
-	if err := json.Unmarshal([]byte(deps), &j.DependsOn); err != nil {
+	if err := decodeList(deps, &j.DependsOn); err != nil {
 		return nil, fmt.Errorf("decode depends_on of job %d: %w", j.ID, err)
 	}
-	if err := json.Unmarshal([]byte(errs), &j.Errors); err != nil {
+	if err := decodeList(errs, &j.Errors); err != nil {
 		return nil, fmt.Errorf("decode errors of job %d: %w", j.ID, err)
 	}
 	if j.Errors == nil {
@@ -171,4 +172,11 @@ func nullable(b json.RawMessage) any {
 		return nil
 	}
 	return string(b)
+}
+
+func decodeList(text string, v any) error {
+	if text == "[]" {
+		return nil
+	}
+	return json.Unmarshal([]byte(text), v)
 }
