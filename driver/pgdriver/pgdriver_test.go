@@ -1,9 +1,16 @@
 package pgdriver_test
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/driver/drivertest"
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
@@ -13,4 +20,128 @@ func TestConformance(t *testing.T) {
 		d, _ := pgtest.Schema(t)
 		return d
 	})
+}
+
+// TestClaimSkipLockedNeverDoubleClaims claims from several pools at once:
+// FOR UPDATE SKIP LOCKED hands each job to one of them.
+func TestClaimSkipLockedNeverDoubleClaims(t *testing.T) {
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	const n = 2000
+	params := make([]*driver.InsertParams, n)
+	for i := range params {
+		params[i] = &driver.InsertParams{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3}
+	}
+	if _, err := d.JobInsertFast(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[int64]string{}
+	var wg sync.WaitGroup
+	for p := range 4 {
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(pool.Close)
+		other := pgdriver.New(pool)
+		for w := range 3 {
+			worker := fmt.Sprintf("p%d-w%d", p, w)
+			wg.Go(func() {
+				for {
+					jobs, err := other.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: worker, Max: 7,
+						DefaultLease: time.Minute})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					if len(jobs) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, j := range jobs {
+						if prev, ok := seen[j.ID]; ok {
+							t.Errorf("job %d claimed by %s and %s", j.ID, prev, worker)
+						}
+						seen[j.ID] = worker
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if len(seen) != n {
+		t.Fatalf("claimed %d jobs, want %d", len(seen), n)
+	}
+}
+
+// TestNotifyWakesOtherPools: an insert notified through one pool reaches a
+// listener on another (another process, in production).
+func TestNotifyWakesOtherPools(t *testing.T) {
+	d, url := pgtest.Schema(t)
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	listener := pgdriver.New(pool)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	heard := make(chan string, 10)
+	go func() { _ = listener.Notifier().Listen(ctx, func(q string) { heard <- q }, func(int64) {}) }()
+	for {
+		if err := d.QueueNotify(ctx, []string{"media"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case q := <-heard:
+			if q != "media" {
+				t.Fatalf("heard %q", q)
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no notification arrived")
+		}
+	}
+}
+
+// TestArchivePrepareMovesDefaultPartitionRows: jobs finished on a day
+// without a partition land in the default one and move when it is made.
+func TestArchivePrepareMovesDefaultPartitionRows(t *testing.T) {
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	day := time.Now().UTC().Truncate(24 * time.Hour)
+	name := "skiplock_jobs_archive_" + day.Format("20060102")
+	if _, err := d.Pool().Exec(ctx, "DROP TABLE "+name); err != nil {
+		t.Fatal(err)
+	}
+	res, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "a", Queue: "default", Priority: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.JobCancel(ctx, res[0].Job.ID); err != nil {
+		t.Fatal(err)
+	}
+	count := func(table string) int {
+		var n int
+		if err := d.Pool().QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count("skiplock_jobs_archive_default") != 1 {
+		t.Fatal("finished job is not in the default partition")
+	}
+	if err := d.ArchivePrepare(ctx, day.Add(48*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if count("skiplock_jobs_archive_default") != 0 || count(name) != 1 {
+		t.Fatalf("default partition %d rows, %s %d rows; want the row moved", count("skiplock_jobs_archive_default"),
+			name, count(name))
+	}
+	if j, err := d.JobGet(ctx, res[0].Job.ID); err != nil || j.State != driver.StateCancelled {
+		t.Fatalf("JobGet after the move: %+v, %v", j, err)
+	}
 }
