@@ -178,12 +178,18 @@ var _ = add("RescueExpiredLeases", func(e *env) {
 
 var _ = add("PromoteScheduled", func(e *env) {
 	soon := job("a")
-	soon.Queue, soon.RunAt = "q1", time.Now().Add(300*time.Millisecond)
+	soon.Queue, soon.RunAt = "q1", time.Now().Add(time.Second)
 	s := e.insert(soon)
 	later := job("a")
 	later.RunAt = time.Now().Add(time.Hour)
 	l := e.insert(later)
-	time.Sleep(400 * time.Millisecond)
+	if got := e.get(s.ID); got.State != driver.StateScheduled {
+		e.t.Fatalf("job due in a second: %s, want scheduled", got.State)
+	}
+	if queues, err := e.d.JobPromoteScheduled(e.ctx, 100); err != nil || len(queues) != 0 {
+		e.t.Fatalf("promote before due: %v, %v", queues, err)
+	}
+	time.Sleep(time.Until(soon.RunAt) + 100*time.Millisecond)
 	queues, err := e.d.JobPromoteScheduled(e.ctx, 100)
 	if err != nil || !slices.Equal(queues, []string{"q1"}) {
 		e.t.Fatalf("promote: %v, %v, want [q1]", queues, err)

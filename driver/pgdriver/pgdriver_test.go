@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skiplock/skiplock/driver"
-	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/driver/drivertest"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
