@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/dbopen"
+)
+
+// Database is a fresh, migrated Skiplock database of the bench's own: a
+// schema skiplock_bench_<rand> on PostgreSQL, a temporary file on SQLite.
+type Database struct {
+	Driver driver.Driver
+	// Kind is "postgres" or "sqlite".
+	Kind string
+	// URL reaches the bench's schema or file.
+	URL string
+	// Admin is a connection to the bench's schema (PostgreSQL only).
+	Admin *pgx.Conn
+	close func()
+}
+
+// OpenFresh makes a fresh database from url (postgres://…, sqlite:PATH, or
+// "" for a temporary SQLite file). Close drops it unless keep.
+func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
+	if url == "" || url == "sqlite:" {
+		dir, err := os.MkdirTemp("", "skiplock-bench-")
+		if err != nil {
+			return nil, err
+		}
+		db, err := open(ctx, "sqlite:"+filepath.Join(dir, "bench.db"))
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		inner := db.close
+		db.close = func() {
+			inner()
+			if !keep {
+				os.RemoveAll(dir)
+			}
+		}
+		return db, nil
+	}
+	kind, err := dbopen.Kind(url)
+	if err != nil {
+		return nil, err
+	}
+	if kind != "postgres" {
+		return open(ctx, url)
+	}
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	schema := "skiplock_bench_" + randHex(6)
+	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		admin.Close(ctx)
+		return nil, fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	drop := func() {
+		if !keep {
+			_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		}
+		admin.Close(context.Background())
+	}
+	db, err := open(ctx, WithSearchPath(url, schema))
+	if err != nil {
+		drop()
+		return nil, err
+	}
+	if _, err := admin.Exec(ctx, "SET search_path = "+schema); err != nil {
+		db.close()
+		drop()
+		return nil, err
+	}
+	db.Admin = admin
+	inner := db.close
+	db.close = func() { inner(); drop() }
+	return db, nil
+}
+
+func open(ctx context.Context, url string) (*Database, error) {
+	kind, err := dbopen.Kind(url)
+	if err != nil {
+		return nil, err
+	}
+	o, err := dbopen.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := o.Driver.Migrator().Up(ctx, 0); err != nil {
+		o.Close()
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return &Database{Driver: o.Driver, Kind: kind, URL: url, close: o.Close}, nil
+}
+
+// Close closes the database and drops it unless kept.
+func (d *Database) Close() { d.close() }
+
+// TableBytes answers pg_total_relation_size of the hot table (0 on SQLite).
+func (d *Database) TableBytes(ctx context.Context) (int64, error) {
+	if d.Admin == nil {
+		return 0, nil
+	}
+	var n int64
+	err := d.Admin.QueryRow(ctx, "SELECT pg_total_relation_size('skiplock_jobs')").Scan(&n)
+	return n, err
+}
+
+// HoldSnapshot opens a transaction with a snapshot on a connection of its
+// own, so that vacuum cannot remove rows that die after it; release ends it.
+func HoldSnapshot(ctx context.Context, url string) (release func(), err error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	var n int64
+	if err := tx.QueryRow(ctx, "SELECT count(*) FROM skiplock_jobs").Scan(&n); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	return func() {
+		_ = tx.Rollback(context.Background())
+		conn.Close(context.Background())
+	}, nil
+}
+
+// WithSearchPath adds search_path=schema to a PostgreSQL URL.
+func WithSearchPath(url, schema string) string {
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	return url + sep + "search_path=" + schema
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

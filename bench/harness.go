@@ -1,0 +1,359 @@
+// Package bench measures a job queue: drain a backlog, insert and work at
+// once (e2e), enqueue-to-start latency, and bulk insert. The harness runs
+// against a System, so that Skiplock and its peers (bench/compare) are timed
+// by the same code.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// System is a queue under test, working one queue of no-op jobs.
+type System interface {
+	Name() string
+	// Insert enqueues n no-op jobs; a non-zero stamp goes in each payload
+	// and comes back to onWork.
+	Insert(ctx context.Context, n int, stamp time.Time) error
+	// Start begins working; each worker calls onWork with its job's stamp
+	// (unix nanoseconds, 0 when none).
+	Start(ctx context.Context, onWork func(stamp int64)) error
+	// Stop lets running jobs finish and stops working.
+	Stop(ctx context.Context) error
+	// Live counts the jobs of the bench queue not yet finished.
+	Live(ctx context.Context) (int64, error)
+}
+
+// Result is what one run measured.
+type Result struct {
+	Mode       string
+	Jobs       int64
+	Elapsed    time.Duration
+	JobsPerSec float64
+	// P50, P95, P99 are enqueue→start latencies (latency mode).
+	P50, P95, P99 time.Duration
+	// Extra are further figures in order, "key=value" (scaling runs).
+	Extra []string
+}
+
+// Line is the machine-readable summary printed last on stdout.
+func (r Result) Line() string {
+	s := fmt.Sprintf("result mode=%s jobs=%d jobs_per_sec=%.0f p50_ms=%.2f p95_ms=%.2f p99_ms=%.2f",
+		r.Mode, r.Jobs, r.JobsPerSec, ms(r.P50), ms(r.P95), ms(r.P99))
+	if len(r.Extra) > 0 {
+		s += " " + strings.Join(r.Extra, " ")
+	}
+	return s
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// Harness times modes on a System.
+type Harness struct {
+	// Progress gets a live status line ("\r…"); nil keeps quiet.
+	Progress io.Writer
+	// Batch is how many jobs one insert carries (drain, e2e, insert).
+	Batch int
+	// Producers is how many goroutines insert at once (e2e, insert).
+	Producers int
+	// Outstanding bounds inserted-but-unworked jobs in e2e, so that the
+	// run measures working, not an ever-growing table.
+	Outstanding int
+	// Window is the span of the first/last throughput figures of e2e.
+	Window time.Duration
+}
+
+func (h *Harness) defaults() {
+	if h.Batch <= 0 {
+		h.Batch = 1000
+	}
+	if h.Producers <= 0 {
+		h.Producers = 1
+	}
+	if h.Outstanding <= 0 {
+		h.Outstanding = 20 * h.Batch
+	}
+}
+
+// Drain inserts jobs, then times working them all until none is live.
+func (h *Harness) Drain(ctx context.Context, sys System, jobs int) (Result, error) {
+	h.defaults()
+	if err := h.insertAll(ctx, sys, jobs, h.Producers, "insert"); err != nil {
+		return Result{}, err
+	}
+	var worked atomic.Int64
+	start := time.Now()
+	if err := sys.Start(ctx, func(int64) { worked.Add(1) }); err != nil {
+		return Result{}, err
+	}
+	stopProgress := h.show(func() string {
+		n := worked.Load()
+		return fmt.Sprintf("%s drain %d/%d %.0f jobs/s", sys.Name(), n, jobs, rate(n, time.Since(start)))
+	})
+	for worked.Load() < int64(jobs) {
+		if err := sleep(ctx, 2*time.Millisecond); err != nil {
+			stopProgress()
+			return Result{}, err
+		}
+	}
+	// Worked is not finished: wait for the completions to commit.
+	for {
+		live, err := sys.Live(ctx)
+		if err != nil {
+			stopProgress()
+			return Result{}, err
+		}
+		if live == 0 {
+			break
+		}
+		if err := sleep(ctx, 2*time.Millisecond); err != nil {
+			stopProgress()
+			return Result{}, err
+		}
+	}
+	elapsed := time.Since(start)
+	stopProgress()
+	if err := sys.Stop(ctx); err != nil {
+		return Result{}, err
+	}
+	return Result{Mode: "drain", Jobs: int64(jobs), Elapsed: elapsed, JobsPerSec: rate(int64(jobs), elapsed)}, nil
+}
+
+// Insert times bulk inserts of jobs.
+func (h *Harness) Insert(ctx context.Context, sys System, jobs int) (Result, error) {
+	h.defaults()
+	start := time.Now()
+	if err := h.insertAll(ctx, sys, jobs, h.Producers, "insert"); err != nil {
+		return Result{}, err
+	}
+	elapsed := time.Since(start)
+	return Result{Mode: "insert", Jobs: int64(jobs), Elapsed: elapsed, JobsPerSec: rate(int64(jobs), elapsed)}, nil
+}
+
+func (h *Harness) insertAll(ctx context.Context, sys System, jobs, producers int, what string) error {
+	var next, done atomic.Int64
+	start := time.Now()
+	stopProgress := h.show(func() string {
+		n := done.Load()
+		return fmt.Sprintf("%s %s %d/%d %.0f jobs/s", sys.Name(), what, n, jobs, rate(n, time.Since(start)))
+	})
+	defer stopProgress()
+	var wg sync.WaitGroup
+	errs := make(chan error, producers)
+	for range producers {
+		wg.Go(func() {
+			for {
+				end := next.Add(int64(h.Batch))
+				n := min(int64(h.Batch), int64(jobs)-(end-int64(h.Batch)))
+				if n <= 0 {
+					return
+				}
+				if err := sys.Insert(ctx, int(n), time.Time{}); err != nil {
+					errs <- fmt.Errorf("%s: %w", what, err)
+					return
+				}
+				done.Add(n)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// E2E inserts and works at once for d and answers the sustained rate of
+// worked jobs, with the first and last Window's rates.
+func (h *Harness) E2E(ctx context.Context, sys System, d time.Duration) (Result, error) {
+	h.defaults()
+	var inserted, worked atomic.Int64
+	if err := sys.Start(ctx, func(int64) { worked.Add(1) }); err != nil {
+		return Result{}, err
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	errs := make(chan error, h.Producers)
+	for range h.Producers {
+		wg.Go(func() {
+			for runCtx.Err() == nil {
+				if inserted.Load()-worked.Load() > int64(h.Outstanding) {
+					_ = sleep(runCtx, time.Millisecond)
+					continue
+				}
+				if err := sys.Insert(runCtx, h.Batch, time.Time{}); err != nil {
+					if runCtx.Err() == nil {
+						errs <- err
+						stop()
+					}
+					return
+				}
+				inserted.Add(int64(h.Batch))
+			}
+		})
+	}
+	start := time.Now()
+	base := worked.Load()
+	// One sample a second, for the first and last windows.
+	samples := []int64{base}
+	stopProgress := h.show(func() string {
+		n := worked.Load() - base
+		return fmt.Sprintf("%s e2e %s/%s worked %d %.0f jobs/s", sys.Name(),
+			time.Since(start).Truncate(time.Second), d, n, rate(n, time.Since(start)))
+	})
+	tick := time.NewTicker(time.Second)
+	deadline := time.NewTimer(d)
+loop:
+	for {
+		select {
+		case <-tick.C:
+			samples = append(samples, worked.Load())
+		case <-deadline.C:
+			break loop
+		case <-runCtx.Done():
+			break loop
+		}
+	}
+	tick.Stop()
+	end := worked.Load()
+	elapsed := time.Since(start)
+	stopProgress()
+	stop()
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return Result{}, fmt.Errorf("insert: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	if err := sys.Stop(context.WithoutCancel(ctx)); err != nil {
+		return Result{}, err
+	}
+	n := end - base
+	res := Result{Mode: "e2e", Jobs: n, Elapsed: elapsed, JobsPerSec: rate(n, elapsed)}
+	if w := int(h.Window / time.Second); w > 0 && len(samples) > 2*w {
+		first := rate(samples[w]-samples[0], time.Duration(w)*time.Second)
+		last := rate(samples[len(samples)-1]-samples[len(samples)-1-w], time.Duration(w)*time.Second)
+		res.Extra = append(res.Extra, fmt.Sprintf("window_s=%d first_jobs_per_sec=%.0f last_jobs_per_sec=%.0f", w, first, last))
+	}
+	return res, nil
+}
+
+// Latency enqueues one job at a time at rate per second for d with idle
+// workers, and answers the enqueue→start percentiles.
+func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d time.Duration) (Result, error) {
+	h.defaults()
+	var mu sync.Mutex
+	lat := make([]time.Duration, 0, int(perSec*d.Seconds())+1)
+	var worked atomic.Int64
+	err := sys.Start(ctx, func(stamp int64) {
+		now := time.Now().UnixNano()
+		if stamp > 0 {
+			mu.Lock()
+			lat = append(lat, time.Duration(now-stamp))
+			mu.Unlock()
+		}
+		worked.Add(1)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	// Let the workers settle into idle before the first job.
+	if err := sleep(ctx, 500*time.Millisecond); err != nil {
+		return Result{}, err
+	}
+	interval := time.Duration(float64(time.Second) / perSec)
+	start := time.Now()
+	var sent int64
+	stopProgress := h.show(func() string {
+		return fmt.Sprintf("%s latency %s/%s worked %d", sys.Name(), time.Since(start).Truncate(time.Second), d, worked.Load())
+	})
+	for i := int64(0); ; i++ {
+		at := start.Add(time.Duration(i) * interval)
+		if at.Sub(start) >= d {
+			break
+		}
+		if err := sleep(ctx, time.Until(at)); err != nil {
+			stopProgress()
+			return Result{}, err
+		}
+		if err := sys.Insert(ctx, 1, time.Now()); err != nil {
+			stopProgress()
+			return Result{}, fmt.Errorf("insert: %w", err)
+		}
+		sent++
+	}
+	waitUntil := time.Now().Add(10 * time.Second)
+	for worked.Load() < sent && time.Now().Before(waitUntil) {
+		_ = sleep(ctx, time.Millisecond)
+	}
+	stopProgress()
+	if err := sys.Stop(context.WithoutCancel(ctx)); err != nil {
+		return Result{}, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if int64(len(lat)) < sent {
+		return Result{}, fmt.Errorf("latency: %d of %d jobs started within 10 s of the last insert", len(lat), sent)
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return Result{Mode: "latency", Jobs: sent, Elapsed: d, JobsPerSec: rate(sent, d),
+		P50: percentile(lat, 0.50), P95: percentile(lat, 0.95), P99: percentile(lat, 0.99)}, nil
+}
+
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[int(q*float64(len(sorted)-1)+0.5)]
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// show redraws status() on Progress five times a second until the returned
+// func is called, which clears the line.
+func (h *Harness) show(status func() string) func() {
+	if h.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(h.Progress, "\r\033[K")
+				return
+			case <-t.C:
+				fmt.Fprint(h.Progress, "\r\033[K"+status())
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}

@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/skiplock/skiplock"
+)
+
+// Modes are the bench's modes.
+var Modes = []string{"drain", "e2e", "latency", "insert"}
+
+// Options configure one run of Skiplock; zero values take the defaults
+// (for the client: Skiplock's own).
+type Options struct {
+	DatabaseURL string
+	Mode        string
+	// Jobs to drain or insert.
+	Jobs int
+	// Duration of e2e and latency.
+	Duration time.Duration
+	// Rate of latency's enqueues per second.
+	Rate float64
+	// Workers is MaxWorkers of the bench queue.
+	Workers           int
+	Batch, Producers  int
+	FetchCooldown     time.Duration
+	FetchPollInterval time.Duration
+	CompleterBatch    int
+	// Backlog parks pending jobs in another queue; Scheduled parks jobs due
+	// in a day in the bench queue; HoldTx holds a snapshot open (e2e).
+	Backlog, Scheduled int
+	HoldTx             bool
+	// Keep leaves the bench's schema or file in place.
+	Keep     bool
+	Progress io.Writer
+	Logger   *slog.Logger
+}
+
+// Defaults of Options.
+const (
+	DefaultJobs     = 100_000
+	DefaultDuration = 30 * time.Second
+	DefaultRate     = 100
+	DefaultBatch    = 1000
+)
+
+func (o Options) withDefaults() Options {
+	if o.Jobs <= 0 {
+		o.Jobs = DefaultJobs
+	}
+	if o.Duration <= 0 {
+		o.Duration = DefaultDuration
+	}
+	if o.Rate <= 0 {
+		o.Rate = DefaultRate
+	}
+	if o.Batch <= 0 {
+		o.Batch = DefaultBatch
+	}
+	return o
+}
+
+// Validate names the first bad option.
+func (o Options) Validate() error {
+	switch {
+	case !validMode(o.Mode):
+		return fmt.Errorf("--mode: want one of drain, e2e, latency, insert, got %q", o.Mode)
+	case o.Jobs < 0, o.Backlog < 0, o.Scheduled < 0, o.Batch < 0, o.Producers < 0, o.CompleterBatch < 0:
+		return fmt.Errorf("--jobs, --batch, --producers, --completer-batch, --backlog and --scheduled must not be negative")
+	case o.Workers < 0 || o.Workers > 10000:
+		return fmt.Errorf("--workers: must be between 1 and 10000, got %d", o.Workers)
+	case o.Duration < 0 || o.FetchCooldown < 0 || o.FetchPollInterval < 0:
+		return fmt.Errorf("--duration, --fetch-cooldown and --poll-interval must not be negative")
+	case o.Rate < 0 || o.Rate > 100_000:
+		return fmt.Errorf("--rate: must be between 1 and 100000 per second, got %g", o.Rate)
+	case (o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx) && o.Mode != "e2e":
+		return fmt.Errorf("--backlog, --scheduled and --hold-tx apply to --mode e2e only")
+	}
+	return nil
+}
+
+func validMode(m string) bool {
+	for _, v := range Modes {
+		if m == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Run makes a fresh database, runs the mode on Skiplock and drops the
+// database again (unless Keep).
+func Run(ctx context.Context, o Options) (Result, error) {
+	if err := o.Validate(); err != nil {
+		return Result{}, err
+	}
+	o = o.withDefaults()
+	db, err := OpenFresh(ctx, o.DatabaseURL, o.Keep)
+	if err != nil {
+		return Result{}, err
+	}
+	defer db.Close()
+	sys, err := NewSkiplock(db.Driver, skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
+		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}, o.Workers)
+	if err != nil {
+		return Result{}, err
+	}
+	// A run cut short leaves the client running: stop it before the pool closes.
+	defer func() { _ = sys.client.Stop(context.WithoutCancel(ctx)) }()
+	h := &Harness{Progress: o.Progress, Batch: o.Batch, Producers: o.Producers}
+	switch o.Mode {
+	case "drain":
+		return h.Drain(ctx, sys, o.Jobs)
+	case "insert":
+		return h.Insert(ctx, sys, o.Jobs)
+	case "latency":
+		return h.Latency(ctx, sys, o.Rate, o.Duration)
+	}
+	return runE2E(ctx, o, db, sys, h)
+}
+
+func runE2E(ctx context.Context, o Options, db *Database, sys *Skiplock, h *Harness) (Result, error) {
+	scaling := o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx
+	if o.Backlog > 0 {
+		if err := sys.Park(ctx, o.Backlog, Queue+"_backlog", time.Time{}, 10_000); err != nil {
+			return Result{}, fmt.Errorf("park backlog: %w", err)
+		}
+	}
+	if o.Scheduled > 0 {
+		if err := sys.Park(ctx, o.Scheduled, Queue, time.Now().Add(24*time.Hour), 10_000); err != nil {
+			return Result{}, fmt.Errorf("park scheduled jobs: %w", err)
+		}
+	}
+	if o.HoldTx {
+		if db.Kind != "postgres" {
+			return Result{}, fmt.Errorf("--hold-tx: needs PostgreSQL")
+		}
+		release, err := HoldSnapshot(ctx, db.URL)
+		if err != nil {
+			return Result{}, fmt.Errorf("hold a transaction: %w", err)
+		}
+		defer release()
+	}
+	if scaling || o.Duration >= 2*time.Minute {
+		h.Window = min(time.Minute, o.Duration/4).Truncate(time.Second)
+	}
+	before, err := db.TableBytes(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := h.E2E(ctx, sys, o.Duration)
+	if err != nil {
+		return Result{}, err
+	}
+	after, err := db.TableBytes(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if db.Kind == "postgres" {
+		res.Extra = append(res.Extra, fmt.Sprintf("table_bytes_start=%d table_bytes_end=%d", before, after))
+	}
+	return res, nil
+}

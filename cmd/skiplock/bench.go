@@ -1,0 +1,86 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/pprof"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock/bench"
+	"github.com/skiplock/skiplock/internal/dbopen"
+)
+
+func init() { extraCommands = append(extraCommands, newBenchCmd) }
+
+func newBenchCmd(g *globals) *cobra.Command {
+	o := bench.Options{}
+	var cpuProfile string
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure throughput and latency in a fresh schema (or temporary SQLite file)",
+		Long: `Measure Skiplock on a database without touching its data: PostgreSQL runs in a
+fresh schema skiplock_bench_<rand> dropped afterwards (unless --keep); SQLite
+runs in a temporary file unless --database-url names one.
+
+Modes: drain (insert --jobs, then time working them all), e2e (insert and
+work at once for --duration), latency (enqueue at --rate, enqueue→start
+percentiles), insert (bulk insert rate). The last stdout line is
+"result mode=… jobs=… jobs_per_sec=… p50_ms=… p95_ms=… p99_ms=…".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.DatabaseURL = g.databaseURL
+			if o.DatabaseURL == "" {
+				o.DatabaseURL = os.Getenv("SKIPLOCK_DATABASE_URL")
+			}
+			if o.DatabaseURL != "" {
+				if _, err := dbopen.Kind(o.DatabaseURL); err != nil {
+					return usagef("--database-url: %v", err)
+				}
+			}
+			if err := o.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+			if isatty.IsTerminal(os.Stderr.Fd()) {
+				o.Progress = os.Stderr
+			}
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return usagef("--cpuprofile: %v", err)
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return fmt.Errorf("start cpu profile: %w", err)
+				}
+				defer pprof.StopCPUProfile()
+			}
+			res, err := bench.Run(cmd.Context(), o)
+			if err != nil {
+				return fmt.Errorf("bench %s: %w", o.Mode, err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), res.Line())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Mode, "mode", "drain", "drain, e2e, latency or insert")
+	f.IntVar(&o.Jobs, "jobs", bench.DefaultJobs, "jobs to drain or insert")
+	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e and latency run")
+	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency: jobs enqueued per second, one at a time")
+	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 100)")
+	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
+	f.IntVar(&o.Producers, "producers", 1, "goroutines inserting at once (e2e, insert)")
+	f.DurationVar(&o.FetchCooldown, "fetch-cooldown", 0, "least time between two claims (default Skiplock's)")
+	f.DurationVar(&o.FetchPollInterval, "poll-interval", 0, "fallback claim interval (default Skiplock's)")
+	f.IntVar(&o.CompleterBatch, "completer-batch", 0, "most completions per flush (default Skiplock's)")
+	f.IntVar(&o.Backlog, "backlog", 0, "e2e: pending jobs parked in another queue")
+	f.IntVar(&o.Scheduled, "scheduled", 0, "e2e: jobs scheduled a day ahead in the bench queue")
+	f.BoolVar(&o.HoldTx, "hold-tx", false, "e2e: hold a transaction with a snapshot open (PostgreSQL)")
+	f.BoolVar(&o.Keep, "keep", false, "keep the bench schema or file")
+	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	return cmd
+}
