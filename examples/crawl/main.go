@@ -60,22 +60,32 @@ func (c *crawler) Work(ctx context.Context, j *skiplock.Job[CrawlArgs]) error {
 		example.Say("worker: job %d %s (priority %d), attempt %d, from the start", j.ID, j.Args.URL, j.Priority, j.Attempt)
 	}
 	for at.Page < j.Args.Pages {
-		select {
-		case <-ctx.Done():
-			example.Say("worker: job %d stopped at page %d: %v", j.ID, at.Page, context.Cause(ctx))
-			return ctx.Err()
-		case <-time.After(time.Duration(j.Args.PageDelay) * time.Millisecond):
-		}
-		at = Cursor{Page: at.Page + 1, PageToken: fmt.Sprintf("page-%d", at.Page+1)}
-		if err := j.SaveCheckpoint(ctx, at); err != nil {
-			return err
-		}
-		pct := at.Page * 100 / j.Args.Pages
-		if err := j.Progress(ctx, pct, fmt.Sprintf("page %d of %d", at.Page, j.Args.Pages)); err != nil {
+		if err := crawlPage(ctx, j, &at); err != nil {
+			if ctx.Err() != nil { // cancelled: while waiting for a page or saving it
+				example.Say("worker: job %d stopped at page %d: %v", j.ID, at.Page, context.Cause(ctx))
+				return ctx.Err()
+			}
 			return err
 		}
 	}
 	return j.SetResult(map[string]int{"pages": at.Page})
+}
+
+// crawlPage fetches the page after at, then saves where the crawl is and
+// how far.
+func crawlPage(ctx context.Context, j *skiplock.Job[CrawlArgs], at *Cursor) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(time.Duration(j.Args.PageDelay) * time.Millisecond):
+	}
+	next := Cursor{Page: at.Page + 1, PageToken: fmt.Sprintf("page-%d", at.Page+1)}
+	if err := j.SaveCheckpoint(ctx, next); err != nil {
+		return err
+	}
+	*at = next
+	pct := at.Page * 100 / j.Args.Pages
+	return j.Progress(ctx, pct, fmt.Sprintf("page %d of %d", at.Page, j.Args.Pages))
 }
 
 func main() { example.Run("crawl", run) }
