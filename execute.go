@@ -11,7 +11,6 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-
 // execute works one claimed job and records its outcome.
 func (c *Client) execute(row *JobRow) {
 	w := c.config.Workers.byKind[row.Kind]
