@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,46 @@ type serveConfig struct {
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
 	Contracts       string `yaml:"contracts"`
 	LogLevel        string `yaml:"log_level"`
+	// Periodic jobs come from the file only.
+	Periodic []periodicConfig `yaml:"periodic"`
+}
+
+// periodicConfig declares a cron job in skiplock.yaml:
+//
+//	periodic:
+//	  - {name: nightly-janitor, schedule: "0 3 * * *", kind: janitor, payload: {days: 7}}
+type periodicConfig struct {
+	Name     string         `yaml:"name"`
+	Schedule string         `yaml:"schedule"`
+	Kind     string         `yaml:"kind"`
+	Payload  map[string]any `yaml:"payload"`
+	Queue    string         `yaml:"queue"`
+	Priority *int           `yaml:"priority"`
+	CatchUp  bool           `yaml:"catch_up"`
+}
+
+// periodicJobs turns the file's periodic entries into client jobs; an error
+// names the entry and the field.
+func periodicJobs(entries []periodicConfig) ([]skiplock.PeriodicJob, error) {
+	var out []skiplock.PeriodicJob
+	for i, e := range entries {
+		var payload json.RawMessage
+		if e.Payload != nil {
+			b, err := json.Marshal(e.Payload)
+			if err != nil {
+				return nil, usagef("config file: periodic[%d].payload: %v", i, err)
+			}
+			payload = b
+		}
+		pj, err := skiplock.ParsePeriodic(e.Name, e.Schedule, e.Kind, payload)
+		if err != nil {
+			return nil, usagef("config file: periodic[%d].%v", i, err)
+		}
+		pj.CatchUp = e.CatchUp
+		pj.Opts = &skiplock.InsertOpts{Queue: e.Queue, Priority: e.Priority}
+		out = append(out, pj)
+	}
+	return out, nil
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -191,9 +232,13 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts})
+	periodic, err := periodicJobs(cfg.Periodic)
 	if err != nil {
 		return err
+	}
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic})
+	if err != nil {
+		return usagef("%v", err)
 	}
 	srv, err := server.New(server.Config{Client: client, Logger: log,
 		OpenWithoutTokens: loopback || cfg.Insecure, MaxPayloadBytes: cfg.MaxPayloadBytes})
