@@ -219,9 +219,11 @@ FROM x WHERE j.id = x.id
 RETURNING j.queue;
 
 -- name: DepsSettled
--- Dependencies whose parent has finished, oldest first.
+-- Dependencies whose parent has finished. LATERAL drives the join from the
+-- (small) deps table: a plain join lets the planner scan the whole archive.
 SELECT d.job_id, d.parent_id, a.state
-FROM skiplock_job_deps d JOIN skiplock_jobs_archive a ON a.id = d.parent_id
+FROM skiplock_job_deps d
+CROSS JOIN LATERAL (SELECT state FROM skiplock_jobs_archive a WHERE a.id = d.parent_id LIMIT 1) a
 LIMIT $1;
 
 -- name: DepsOfParents
