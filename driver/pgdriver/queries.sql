@@ -72,11 +72,14 @@ WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = '
 RETURNING j.id, j.lease_until, j.cancel_requested;
 
 -- name: JobCompleteMany
-WITH c AS (
-    SELECT * FROM unnest($2::bigint[], $3::int[], $4::jsonb[]) AS c(id, attempt, result)
+-- c carries the state as a join column so that the planner finds the jobs
+-- by id: a restriction on state would match the running-lease index, whose
+-- bitmap scan reads every dead entry until vacuum (100x slower under churn).
+WITH c AS MATERIALIZED (
+    SELECT *, 'running'::text AS state FROM unnest($2::bigint[], $3::int[], $4::jsonb[]) AS c(id, attempt, result)
 ), d AS (
     DELETE FROM skiplock_jobs j USING c
-    WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = 'running'
+    WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = c.state
     RETURNING j.*, c.result AS new_result
 ), a AS (
     INSERT INTO skiplock_jobs_archive ({{cols}})
