@@ -43,6 +43,7 @@ type Executor interface {
 	ScheduleStore
 	ArchiveStore
 	TokenStore
+	PeriodicStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
@@ -154,9 +155,6 @@ type ScheduleStore interface {
 
 // PeriodicStore remembers the last tick each periodic (cron) job was
 // enqueued for, so that a restarted leader knows which ticks it missed.
-// The periodic enqueuer uses it when the driver implements it; without it
-// ticks are still enqueued once each (idempotency keys), but ticks missed
-// while every server was down cannot be caught up.
 type PeriodicStore interface {
 	// PeriodicLastTicks answers the last recorded tick of every periodic job.
 	PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error)

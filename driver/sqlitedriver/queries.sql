@@ -298,3 +298,11 @@ DELETE FROM skiplock_tokens WHERE id = @id;
 
 -- name: TokenCount
 SELECT count(*) FROM skiplock_tokens;
+
+-- name: PeriodicLastTicks
+SELECT name, last_tick FROM skiplock_periodic;
+
+-- name: PeriodicAdvance
+INSERT INTO skiplock_periodic (name, last_tick, updated_at) VALUES (@name, @tick, @now)
+ON CONFLICT (name) DO UPDATE
+SET last_tick = max(skiplock_periodic.last_tick, excluded.last_tick), updated_at = excluded.updated_at;
