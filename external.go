@@ -22,6 +22,8 @@ type ClaimParams struct {
 	Lease time.Duration
 	// Kinds limits the claim; empty means any kind.
 	Kinds []string
+	// Tenant, when set, limits the claim to that tenant's jobs.
+	Tenant *string
 }
 
 // Claim claims up to Max pending jobs of a queue for an external worker.
@@ -41,7 +43,7 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 		lease = c.config.Lease
 	}
 	return c.driver.JobClaim(ctx, driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max,
-		Kinds: p.Kinds, DefaultLease: lease})
+		Kinds: p.Kinds, DefaultLease: lease, Tenant: p.Tenant})
 }
 
 // held fences a report of workerID on job id: the job must be running

@@ -126,6 +126,8 @@ type ClaimParams struct {
 	// applies to the rest.
 	Leases       []time.Duration
 	DefaultLease time.Duration
+	// Tenant, when set, limits the claim to that tenant's jobs.
+	Tenant *string
 }
 
 // HeldJob names a running job by its holder: the fence of every transition.

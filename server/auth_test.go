@@ -139,9 +139,13 @@ func TestTenantScope(t *testing.T) {
 		if len(wf) != 1 || wf[0]["tenant"] != "a" {
 			t.Fatalf("tenant a's workflow: %v", wf)
 		}
-		// Worker reports on another tenant's job: 404; claims need an
-		// unscoped token; aggregate views too.
-		must(t, b.do(t, "POST", "/v1/queues/default/claim", bWorker, `{"worker_id":"w"}`), http.StatusForbidden)
+		// A scoped worker claims only its tenant's jobs; it gets 404 for
+		// another tenant's job; aggregate views need an unscoped token.
+		for _, j := range must(t, b.do(t, "POST", "/v1/queues/default/claim", bWorker, `{"worker_id":"w","max":10}`), 200).jobs() {
+			if j["tenant"] != "b" {
+				t.Fatalf("tenant b's worker claimed %v", j)
+			}
+		}
 		must(t, b.do(t, "POST", "/v1/queues/default/claim", admin, `{"worker_id":"w","max":10}`), 200)
 		must(t, b.do(t, "POST", pa+"/complete", bWorker, `{"worker_id":"w"}`), http.StatusNotFound)
 		must(t, b.do(t, "POST", pb+"/complete", bWorker, `{"worker_id":"w","next":[{"kind":"z","tenant":"a"}]}`), 200)

@@ -33,9 +33,6 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 	if err := checkText("queue", queue, maxNameBytes); err != nil {
 		return err
 	}
-	if p.scoped {
-		return forbidden("claiming needs a token without a tenant scope: a queue holds the jobs of every tenant")
-	}
 	var b claimBody
 	if err := decodeBody(r, 1<<20, &b); err != nil {
 		return err
@@ -44,6 +41,8 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 	if err != nil {
 		return err
 	}
+	// A tenant-scoped worker claims its tenant's jobs only.
+	params.Tenant = p.tenantFilter(nil)
 	// A long poll may outlast the server's write timeout.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
 	jobs, err := s.claimWaiting(r.Context(), params, wait)

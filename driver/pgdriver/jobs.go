@@ -35,7 +35,7 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	for i, l := range p.Leases {
 		leases[i] = secs(l)
 	}
-	return scanJobs(e.q.Query(ctx, q("JobClaim"), p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease)))
+	return scanJobs(e.q.Query(ctx, q("JobClaim"), p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant))
 }
 
 func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {

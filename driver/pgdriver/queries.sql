@@ -52,6 +52,7 @@ WITH picked AS (
     SELECT id FROM skiplock_jobs
     WHERE state = 'pending' AND queue = $1
       AND (cardinality($3::text[]) = 0 OR kind = ANY($3::text[]))
+      AND ($7::text IS NULL OR tenant = $7)
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
     ORDER BY priority DESC, run_at, id
     LIMIT $4

@@ -34,7 +34,7 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	jobs, err := scanJobs(e.wquery(ctx, "JobClaim", sql.Named("queue", p.Queue), sql.Named("worker", p.WorkerID),
 		sql.Named("kinds_any", len(p.Kinds) == 0), sql.Named("kinds", jsonText(kinds)),
 		sql.Named("leases", jsonText(leases)), sql.Named("default_lease", p.DefaultLease.Microseconds()),
-		sql.Named("max", p.Max), now))
+		sql.Named("max", p.Max), sql.Named("tenant", nullableString(p.Tenant)), now))
 	if err != nil {
 		return nil, fmt.Errorf("claim jobs in queue %q: %w", p.Queue, err)
 	}
@@ -374,4 +374,11 @@ func (e executor) explainState(ctx context.Context, id int64, op string) error {
 		return err
 	}
 	return fmt.Errorf("%w: cannot %s job %d in state %s", driver.ErrWrongState, op, id, j.State)
+}
+
+func nullableString(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
 }

@@ -53,6 +53,7 @@ WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'pending' AND queue = +@queue
       AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
+      AND (@tenant IS NULL OR tenant = @tenant)
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused)
     ORDER BY priority DESC, run_at, id
     LIMIT @max)
