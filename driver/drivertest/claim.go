@@ -185,3 +185,12 @@ var _ = add("CompleteManyAnswersHeldOnly", func(e *env) {
 		e.t.Fatalf("result without one: %s", j.Result)
 	}
 })
+
+var _ = add("ClaimByTenant", func(e *env) {
+	a, b := job("k"), job("k")
+	a.Tenant, b.Tenant = "a", "b"
+	ja, jb := e.insert(a), e.insert(b)
+	tenant := "b"
+	e.wantIDs(e.claim(driver.ClaimParams{Tenant: &tenant}), jb.ID)
+	e.wantIDs(e.claim(driver.ClaimParams{}), ja.ID)
+})

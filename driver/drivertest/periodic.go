@@ -3,7 +3,7 @@ package drivertest
 import "time"
 
 // The last tick of a periodic job only moves forward, and survives.
-var _ = add("periodic last tick only moves forward", func(e *env) {
+var _ = add("PeriodicLastTickOnlyMovesForward", func(e *env) {
 	t1 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	t2 := t1.Add(time.Hour)
 	for _, tick := range []time.Time{t1, t2, t1} {
