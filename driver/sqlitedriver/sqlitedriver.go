@@ -201,7 +201,7 @@ func (d *Driver) warm(ctx context.Context) {
 		return
 	}
 	all := true
-	for name := range queries {
+	for _, name := range queries.Names() {
 		if (executor{d: d}).prepared(ctx, name) == nil {
 			all = false
 		}

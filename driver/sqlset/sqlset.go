@@ -1,0 +1,109 @@
+// Package sqlset reads a driver's statements from one .sql file: each
+// statement follows a `-- name: Name` line. {{cols}} expands to the job
+// columns in scan order; {{cols d: col=expr, …}} to the same list read from
+// alias d with the named columns replaced. The expansion happens once, when
+// the driver package loads.
+package sqlset
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// JobColumns are the job columns in the order every driver scans them.
+var JobColumns = []string{"id", "kind", "op", "queue", "tenant", "state", "priority", "payload", "metadata",
+	"tags", "attempt", "max_retries", "run_at", "created_at", "started_at", "finished_at", "updated_at",
+	"lease_until", "worker_id", "heartbeat_at", "progress", "progress_message", "checkpoint", "result",
+	"errors", "idempotency_key", "depends_on", "workflow_id", "stage", "cancel_requested",
+	"run_on_parent_failure"}
+
+// Set is a driver's statements by name.
+type Set struct {
+	driver  string
+	columns []string
+	byName  map[string]string
+}
+
+var colsMacro = regexp.MustCompile(`\{\{cols(?: (\w+):([^}]*))?\}\}`)
+
+// MustParse reads src; columns is the job column list in scan order. A
+// malformed file is a programming error of the driver and panics at load.
+func MustParse(driver, src string, columns []string) *Set {
+	s := &Set{driver: driver, columns: columns, byName: map[string]string{}}
+	for _, part := range strings.Split(src, "-- name: ")[1:] {
+		name, body, _ := strings.Cut(part, "\n")
+		s.byName[strings.TrimSpace(name)] = colsMacro.ReplaceAllStringFunc(strings.TrimSpace(body), s.expandCols)
+	}
+	return s
+}
+
+// Names answers every statement's name.
+func (s *Set) Names() []string {
+	out := make([]string, 0, len(s.byName))
+	for n := range s.byName {
+		out = append(out, n)
+	}
+	return out
+}
+
+// Get answers the statement called name.
+func (s *Set) Get(name string) string {
+	q, ok := s.byName[name]
+	if !ok {
+		panic(s.driver + ": no statement named " + name)
+	}
+	return q
+}
+
+// expandCols turns {{cols}} or {{cols d: state='x', …}} into a column list.
+func (s *Set) expandCols(m string) string {
+	sub := colsMacro.FindStringSubmatch(m)
+	alias, overrides := sub[1], s.parseOverrides(sub[2])
+	list := make([]string, len(s.columns))
+	for i, c := range s.columns {
+		switch {
+		case overrides[c] != "":
+			list[i] = overrides[c]
+		case alias != "":
+			list[i] = alias + "." + c
+		default:
+			list[i] = c
+		}
+	}
+	return strings.Join(list, ", ")
+}
+
+// parseOverrides splits "a=x, b=f(y, z)" at top-level commas.
+func (s *Set) parseOverrides(src string) map[string]string {
+	out := map[string]string{}
+	depth, start := 0, 0
+	inQuote := false
+	flush := func(end int) {
+		item := strings.TrimSpace(src[start:end])
+		if item == "" {
+			return
+		}
+		col, expr, ok := strings.Cut(item, "=")
+		if !ok {
+			panic(fmt.Sprintf("%s: bad column override %q", s.driver, item))
+		}
+		out[strings.TrimSpace(col)] = strings.TrimSpace(expr)
+	}
+	for i, r := range src {
+		switch {
+		case r == '\'':
+			inQuote = !inQuote
+		case inQuote:
+		case r == '(':
+			depth++
+		case r == ')':
+			depth--
+		case r == ',' && depth == 0:
+			flush(i)
+			start = i + 1
+		}
+	}
+	flush(len(src))
+	return out
+}
