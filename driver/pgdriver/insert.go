@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 // JobInsertMany pipelines plain inserts in one round trip; jobs with keys or
@@ -203,7 +204,7 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 	}
 	for id, st := range parents {
 		if st == driver.StateFailed || st == driver.StateCancelled {
-			if err := e.settleDependent(ctx, j.ID, id, st); err != nil {
+			if err := depgraph.SettleDependent(ctx, e, j.ID, id, st); err != nil {
 				return err
 			}
 		}

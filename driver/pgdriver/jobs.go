@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
@@ -89,7 +90,7 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		return nil, err
 	}
 	if released > 0 {
-		_, err = e.releaseWaiting(ctx)
+		_, err = e.ReleaseWaiting(ctx)
 	}
 	return done, err
 }
@@ -152,7 +153,7 @@ func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	if err != nil {
 		return nil, err
 	}
-	return j, e.settleParents(ctx, []int64{j.ID})
+	return j, depgraph.SettleParents(ctx, e, []int64{j.ID})
 }
 
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
@@ -202,7 +203,7 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 		if err != nil {
 			return err
 		}
-		return tx.settleParents(ctx, []int64{id})
+		return depgraph.SettleParents(ctx, tx, []int64{id})
 	})
 	return out, err
 }

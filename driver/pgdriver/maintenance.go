@@ -2,11 +2,11 @@ package pgdriver
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 func (e executor) JobRescue(ctx context.Context, limit int) (driver.RescueResult, error) {
@@ -40,7 +40,7 @@ func (e executor) JobRescue(ctx context.Context, limit int) (driver.RescueResult
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		return tx.settleParents(ctx, finished)
+		return depgraph.SettleParents(ctx, tx, finished)
 	})
 	return res, err
 }
@@ -69,90 +69,50 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int) ([]string,
 			return err
 		}
 		for _, d := range deps {
-			if err := tx.settleDependent(ctx, d.child, d.parent, driver.JobState(d.state)); err != nil {
+			if err := depgraph.SettleDependent(ctx, tx, d.child, d.parent, driver.JobState(d.state)); err != nil {
 				return err
 			}
 		}
-		released, err := tx.releaseWaiting(ctx)
+		released, err := tx.ReleaseWaiting(ctx)
 		queues = append(queues, released...)
 		return err
 	})
 	return queues, err
 }
 
-// settleParents settles the dependents of jobs that just finished, and
-// theirs in turn when they are cancelled.
-func (e executor) settleParents(ctx context.Context, parents []int64) error {
-	for len(parents) > 0 {
-		rows, err := e.q.Query(ctx, q("DepsOfParents"), parents)
-		if err != nil {
-			return err
-		}
-		type link struct{ child, parent int64 }
-		links, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (link, error) {
-			var l link
-			return l, r.Scan(&l.child, &l.parent)
-		})
-		if err != nil {
-			return err
-		}
-		parents = parents[:0]
-		for _, l := range links {
-			st, err := e.archivedState(ctx, l.parent)
-			if err != nil {
-				return err
-			}
-			if st == driver.StateCompleted {
-				continue
-			}
-			cancelled, err := e.cancelDependent(ctx, l.child, l.parent, st)
-			if err != nil {
-				return err
-			}
-			if cancelled {
-				parents = append(parents, l.child)
-			}
-		}
-		if _, err := e.releaseWaiting(ctx); err != nil {
-			return err
-		}
+// DepsOfParents removes and answers the dependency links to parents.
+func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]depgraph.Link, error) {
+	rows, err := e.q.Query(ctx, q("DepsOfParents"), parents)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (depgraph.Link, error) {
+		var l depgraph.Link
+		return l, r.Scan(&l.Child, &l.Parent)
+	})
 }
 
-// settleDependent removes one finished parent from a child, cancelling the
-// child (and its own dependents) when the parent did not complete.
-func (e executor) settleDependent(ctx context.Context, child, parent int64, st driver.JobState) error {
-	if _, err := e.q.Exec(ctx, q("DepDelete"), child, parent); err != nil {
-		return err
-	}
-	if st == driver.StateCompleted {
-		return nil
-	}
-	cancelled, err := e.cancelDependent(ctx, child, parent, st)
-	if err != nil || !cancelled {
-		return err
-	}
-	return e.settleParents(ctx, []int64{child})
+func (e executor) DepDelete(ctx context.Context, child, parent int64) error {
+	_, err := e.q.Exec(ctx, q("DepDelete"), child, parent)
+	return err
 }
 
-func (e executor) cancelDependent(ctx context.Context, child, parent int64, st driver.JobState) (bool, error) {
-	msg := fmt.Sprintf("parent job %d %s", parent, st)
+func (e executor) CancelDependent(ctx context.Context, child int64, reason string) (bool, error) {
 	var id int64
-	err := e.q.QueryRow(ctx, q("JobCancelDependent"), child, msg).Scan(&id)
+	err := e.q.QueryRow(ctx, q("JobCancelDependent"), child, reason).Scan(&id)
 	if err == pgx.ErrNoRows {
 		return false, nil
 	}
 	return err == nil, err
 }
 
-func (e executor) archivedState(ctx context.Context, id int64) (driver.JobState, error) {
+func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
 	err := e.q.QueryRow(ctx, q("JobArchivedState"), id).Scan(&st)
 	return driver.JobState(st), err
 }
 
-func (e executor) releaseWaiting(ctx context.Context) ([]string, error) {
+func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
 	return collectStrings(e.q.Query(ctx, q("JobReleaseWaiting")))
 }
 
@@ -162,3 +122,4 @@ func collectStrings(rows pgx.Rows, err error) ([]string, error) {
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
+var _ depgraph.Store = executor{}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 // JobInsertMany inserts in one write transaction; keys and dependencies
@@ -208,11 +209,11 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 	}
 	for id, st := range parents {
 		if st == driver.StateFailed || st == driver.StateCancelled {
-			if err := e.settleDependent(ctx, j.ID, id, st); err != nil {
+			if err := depgraph.SettleDependent(ctx, e, j.ID, id, st); err != nil {
 				return err
 			}
 		}
 	}
-	_, err := e.releaseWaiting(ctx)
+	_, err := e.ReleaseWaiting(ctx)
 	return err
 }

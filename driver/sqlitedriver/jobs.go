@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 func held(h driver.HeldJob) []any {
@@ -138,13 +139,13 @@ func (e executor) settleFinished(ctx context.Context, completed, cancelled []int
 			return err
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
-			if _, err := e.releaseWaiting(ctx); err != nil {
+			if _, err := e.ReleaseWaiting(ctx); err != nil {
 				return err
 			}
 		}
 	}
 	if len(cancelled) > 0 {
-		return e.settleParents(ctx, cancelled)
+		return depgraph.SettleParents(ctx, e, cancelled)
 	}
 	return nil
 }
@@ -225,7 +226,7 @@ func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	if _, err := e.wexec(ctx, "JobDelete", sql.Named("id", j.ID)); err != nil {
 		return nil, err
 	}
-	return j, e.settleParents(ctx, []int64{j.ID})
+	return j, depgraph.SettleParents(ctx, e, []int64{j.ID})
 }
 
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
@@ -299,7 +300,7 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 		if _, err := tx.wexec(ctx, "JobDelete", sql.Named("id", id)); err != nil {
 			return err
 		}
-		return tx.settleParents(ctx, []int64{id})
+		return depgraph.SettleParents(ctx, tx, []int64{id})
 	})
 	return out, err
 }

@@ -3,9 +3,9 @@ package sqlitedriver
 import (
 	"context"
 	"database/sql"
-	"fmt"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 func (e executor) JobRescue(ctx context.Context, limit int) (driver.RescueResult, error) {
@@ -42,7 +42,7 @@ func (e executor) JobRescue(ctx context.Context, limit int) (driver.RescueResult
 		if _, err := tx.wexec(ctx, "JobDeleteMany", sql.Named("ids", jsonText(finished))); err != nil {
 			return err
 		}
-		return tx.settleParents(ctx, finished)
+		return depgraph.SettleParents(ctx, tx, finished)
 	})
 	if err == nil {
 		e.notify(distinct(queues))
@@ -73,73 +73,34 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int) ([]string,
 			return err
 		}
 		for _, d := range deps {
-			if err := tx.settleDependent(ctx, d.child, d.parent, driver.JobState(d.state)); err != nil {
+			if err := depgraph.SettleDependent(ctx, tx, d.child, d.parent, driver.JobState(d.state)); err != nil {
 				return err
 			}
 		}
-		released, err := tx.releaseWaiting(ctx)
+		released, err := tx.ReleaseWaiting(ctx)
 		queues = append(queues, released...)
 		return err
 	})
 	return queues, err
 }
 
-// settleParents settles the dependents of jobs that just finished, and
-// theirs in turn when they are cancelled.
-func (e executor) settleParents(ctx context.Context, parents []int64) error {
-	for len(parents) > 0 {
-		type link struct{ child, parent int64 }
-		links, err := collect(func(s scanner) (link, error) {
-			var l link
-			return l, s.Scan(&l.child, &l.parent)
-		})(e.wquery(ctx, "DepsOfParents", sql.Named("ids", jsonText(parents))))
-		if err != nil {
-			return err
-		}
-		parents = parents[:0:0]
-		for _, l := range links {
-			st, err := e.archivedState(ctx, l.parent)
-			if err != nil {
-				return err
-			}
-			if st == driver.StateCompleted {
-				continue
-			}
-			cancelled, err := e.cancelDependent(ctx, l.child, l.parent, st)
-			if err != nil {
-				return err
-			}
-			if cancelled {
-				parents = append(parents, l.child)
-			}
-		}
-		if _, err := e.releaseWaiting(ctx); err != nil {
-			return err
-		}
-	}
-	return nil
+// DepsOfParents removes and answers the dependency links to parents.
+func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]depgraph.Link, error) {
+	return collect(func(s scanner) (depgraph.Link, error) {
+		var l depgraph.Link
+		return l, s.Scan(&l.Child, &l.Parent)
+	})(e.wquery(ctx, "DepsOfParents", sql.Named("ids", jsonText(parents))))
 }
 
-// settleDependent removes one finished parent from a child, cancelling the
-// child (and its own dependents) when the parent did not complete.
-func (e executor) settleDependent(ctx context.Context, child, parent int64, st driver.JobState) error {
-	if _, err := e.wexec(ctx, "DepDelete", sql.Named("job", child), sql.Named("parent", parent)); err != nil {
-		return err
-	}
-	if st == driver.StateCompleted {
-		return nil
-	}
-	cancelled, err := e.cancelDependent(ctx, child, parent, st)
-	if err != nil || !cancelled {
-		return err
-	}
-	return e.settleParents(ctx, []int64{child})
+func (e executor) DepDelete(ctx context.Context, child, parent int64) error {
+	_, err := e.wexec(ctx, "DepDelete", sql.Named("job", child), sql.Named("parent", parent))
+	return err
 }
 
-func (e executor) cancelDependent(ctx context.Context, child, parent int64, st driver.JobState) (bool, error) {
+func (e executor) CancelDependent(ctx context.Context, child int64, reason string) (bool, error) {
 	_, now, nowText := nowArgs()
 	ids, err := collect(scanInt64)(e.wquery(ctx, "JobCancelDependent", sql.Named("id", child),
-		sql.Named("message", fmt.Sprintf("parent job %d %s", parent, st)), now, nowText))
+		sql.Named("message", reason), now, nowText))
 	if err != nil || len(ids) == 0 {
 		return false, err
 	}
@@ -147,15 +108,15 @@ func (e executor) cancelDependent(ctx context.Context, child, parent int64, st d
 	return err == nil, err
 }
 
-func (e executor) archivedState(ctx context.Context, id int64) (driver.JobState, error) {
+func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
 	err := e.w.QueryRowContext(ctx, q("JobArchivedState"), sql.Named("id", id)).Scan(&st)
 	return driver.JobState(st), err
 }
 
-// releaseWaiting makes waiting jobs without parents left runnable and wakes
+// ReleaseWaiting makes waiting jobs without parents left runnable and wakes
 // their queues.
-func (e executor) releaseWaiting(ctx context.Context) ([]string, error) {
+func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
 	_, now, _ := nowArgs()
 	queues, err := collect(scanString)(e.wquery(ctx, "JobReleaseWaiting", now))
 	if err == nil {
@@ -175,3 +136,5 @@ func distinct(in []string) []string {
 	}
 	return out
 }
+
+var _ depgraph.Store = executor{}
