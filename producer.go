@@ -29,6 +29,11 @@ func newProducer(c *Client, queue string, qc QueueConfig) *producer {
 	return p
 }
 
+// topUpWait is the longest a backlogged producer waits for more free slots.
+const topUpWait = 5 * time.Millisecond
+
+func (p *producer) minClaim() int { return max(1, p.maxWorkers/10) }
+
 func (p *producer) wakeUp() {
 	select {
 	case p.wake <- struct{}{}:
@@ -40,8 +45,25 @@ func (p *producer) run(ctx context.Context) {
 	poll := time.NewTicker(p.client.config.FetchPollInterval)
 	defer poll.Stop()
 	var last time.Time
+	backlogged := false
 	for {
 		free := p.maxWorkers - int(p.active.Load())
+		if backlogged && free > 0 && free < p.minClaim() && time.Since(last) < topUpWait {
+			// A backlog is claimed in batches of at least a tenth of the
+			// slots (or after topUpWait): claims of a few jobs each cost a
+			// statement and a commit apiece.
+			t := time.NewTimer(topUpWait - time.Since(last))
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-p.wake:
+			case <-t.C:
+			}
+			t.Stop()
+			continue
+		}
+		backlogged = false
 		if free > 0 {
 			if wait := p.client.config.FetchCooldown - time.Since(last); wait > 0 {
 				time.Sleep(wait)
@@ -52,6 +74,7 @@ func (p *producer) run(ctx context.Context) {
 				p.client.log.Warn("claim jobs", "queue", p.queue, "error", err)
 			}
 			if err == nil && n == free {
+				backlogged = true
 				continue // the queue may hold more
 			}
 		}
