@@ -122,4 +122,5 @@ func collectStrings(rows pgx.Rows, err error) ([]string, error) {
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
+
 var _ depgraph.Store = executor{}
