@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"time"
 
 	"github.com/skiplock/skiplock"
@@ -34,6 +35,10 @@ type Options struct {
 	// in a day in the bench queue; HoldTx holds a snapshot open (e2e).
 	Backlog, Scheduled int
 	HoldTx             bool
+	// TableOptions are storage parameters set on the hot table before the
+	// run (PostgreSQL), e.g. "autovacuum_vacuum_scale_factor=0": to try
+	// vacuum settings without touching the migrations.
+	TableOptions string
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -77,11 +82,15 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--duration, --fetch-cooldown and --poll-interval must not be negative")
 	case o.Rate < 0 || o.Rate > 100_000:
 		return fmt.Errorf("--rate: must be between 1 and 100000 per second, got %g", o.Rate)
+	case !tableOptionsRE.MatchString(o.TableOptions):
+		return fmt.Errorf("--table-options: want name=value pairs separated by commas, got %q", o.TableOptions)
 	case (o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx) && o.Mode != "e2e":
 		return fmt.Errorf("--backlog, --scheduled and --hold-tx apply to --mode e2e only")
 	}
 	return nil
 }
+
+var tableOptionsRE = regexp.MustCompile(`^([a-z_]+\s*=\s*[0-9.a-z]+(\s*,\s*[a-z_]+\s*=\s*[0-9.a-z]+)*)?$`)
 
 func validMode(m string) bool {
 	for _, v := range Modes {
@@ -104,6 +113,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer db.Close()
+	if o.TableOptions != "" {
+		if db.Admin == nil {
+			return Result{}, fmt.Errorf("--table-options: needs PostgreSQL")
+		}
+		if _, err := db.Admin.Exec(ctx, "ALTER TABLE skiplock_jobs SET ("+o.TableOptions+")"); err != nil {
+			return Result{}, fmt.Errorf("--table-options: %w", err)
+		}
+	}
 	sys, err := NewSkiplock(db.Driver, skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
 		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}, o.Workers)
 	if err != nil {
