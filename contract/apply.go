@@ -89,6 +89,13 @@ func (s *Set) apply(spec Spec) (Resolved, *ValidationError) {
 		return Resolved{}, err
 	}
 	r.Known = k != nil
+	if !needsDecoding(k, spec) {
+		// The hot path of most inserts: nothing reads the payload's fields.
+		if raw, ok := plainObject(spec.Payload); ok {
+			r.Payload = raw
+			return r, r.setKey(k, spec, nil)
+		}
+	}
 	payload, raw, err := decodePayload(spec.Payload)
 	if err != nil {
 		return Resolved{}, err
@@ -152,6 +159,25 @@ func override(st settings, spec Spec) (Resolved, *ValidationError) {
 }
 
 var emptyObject = json.RawMessage(`{}`)
+
+// needsDecoding reports whether the payload's fields are read: by the kind's
+// schema, or to derive its idempotency key.
+func needsDecoding(k *Kind, spec Spec) bool {
+	return k != nil && (k.schema != nil || (k.Unique != nil && spec.IdempotencyKey == ""))
+}
+
+// plainObject answers a payload that is a valid JSON object (or none) without
+// decoding it; false sends the caller to decodePayload for the error.
+func plainObject(raw json.RawMessage) (json.RawMessage, bool) {
+	trimmed := bytes.TrimSpace(raw)
+	switch {
+	case len(trimmed) == 0 || string(trimmed) == "null":
+		return emptyObject, true
+	case trimmed[0] == '{' && json.Valid(trimmed):
+		return trimmed, true
+	}
+	return nil, false
+}
 
 // decodePayload decodes the payload, which must be a JSON object; none at
 // all (or null) stands for {}.
