@@ -169,6 +169,7 @@ func (c *Client) elector() *maintenance.Elector {
 				(&maintenance.Scheduler{Store: c.driver, Interval: c.config.SchedulerInterval, Logger: c.log}).Run(ctx)
 			})
 			leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
+			leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
 			if len(c.config.PeriodicJobs) > 0 {
 				leading.Go(func() { c.periodicEnqueuer().Run(ctx) })

@@ -163,8 +163,13 @@ type PeriodicStore interface {
 	PeriodicAdvance(ctx context.Context, name string, tick time.Time) error
 }
 
-// ArchiveStore manages the archive of finished jobs.
+// ArchiveStore manages the archive of finished jobs, and the hot table.
 type ArchiveStore interface {
+	// HotTableVacuum vacuums the hot table when it holds more than
+	// deadRows dead rows, and answers whether it did (PostgreSQL; a no-op
+	// elsewhere). Autovacuum wakes once a minute, too seldom for a table
+	// that turns over thousands of rows a second.
+	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
 	// ArchivePrepare readies the archive to take jobs finished up to
 	// `until` (daily partitions on PostgreSQL).
 	ArchivePrepare(ctx context.Context, until time.Time) error

@@ -51,3 +51,14 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 		return nil
 	})
 }
+
+func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
+	var dead int64
+	err := e.q.QueryRow(ctx, `SELECT coalesce(n_dead_tup, 0) FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass`).Scan(&dead)
+	if err != nil || dead < deadRows {
+		return false, err
+	}
+	// VACUUM cannot run in a transaction: this goes straight to the pool.
+	_, err = e.q.Exec(ctx, `VACUUM (ANALYZE) skiplock_jobs`)
+	return err == nil, err
+}
