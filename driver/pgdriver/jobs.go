@@ -3,11 +3,13 @@ package pgdriver
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/depgraph"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
@@ -97,21 +99,8 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 
 func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
 	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
-		cancelled, err := tx.lockHeld(ctx, p.HeldJob)
-		if err != nil {
-			return err
-		}
-		entry := errorEntry(&p.Error)
-		if p.RetryAt != nil && !cancelled {
-			out, err = scanOne(tx.q.QueryRow(ctx, q("JobRetryLater"), p.ID, p.Attempt, p.WorkerID, *p.RetryAt, entry, 0))
-			return err
-		}
-		state := driver.StateFailed
-		if cancelled {
-			state = driver.StateCancelled
-		}
-		out, err = tx.archiveHeld(ctx, p.HeldJob, state, entry)
+	err := e.inTx(ctx, func(tx executor) (err error) {
+		out, err = outcome.Fail(ctx, tx, p)
 		return err
 	})
 	return out, err
@@ -119,23 +108,14 @@ func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job
 
 func (e executor) JobSnooze(ctx context.Context, p driver.SnoozeParams) (*driver.Job, error) {
 	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
-		cancelled, err := tx.lockHeld(ctx, p.HeldJob)
-		if err != nil {
-			return err
-		}
-		if cancelled {
-			out, err = tx.archiveHeld(ctx, p.HeldJob, driver.StateCancelled, "[]")
-			return err
-		}
-		out, err = scanOne(tx.q.QueryRow(ctx, q("JobRetryLater"), p.ID, p.Attempt, p.WorkerID, p.RunAt, "[]", 1))
+	err := e.inTx(ctx, func(tx executor) (err error) {
+		out, err = outcome.Snooze(ctx, tx, p)
 		return err
 	})
 	return out, err
 }
 
-// lockHeld locks a held job and answers whether it was asked to cancel.
-func (e executor) lockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
 	err = e.q.QueryRow(ctx, q("JobHeldForUpdate"), h.ID, h.Attempt, h.WorkerID).Scan(&cancelRequested)
 	if err == pgx.ErrNoRows {
 		return false, driver.ErrLeaseLost
@@ -143,10 +123,20 @@ func (e executor) lockHeld(ctx context.Context, h driver.HeldJob) (cancelRequest
 	return cancelRequested, err
 }
 
-// archiveHeld finishes a held job as failed or cancelled and settles its
-// dependents.
-func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry string) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobArchiveHeld"), h.ID, h.Attempt, h.WorkerID, string(state), entry))
+func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {
+	give := 0
+	if unspend {
+		give = 1
+	}
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobRetryLater"), h.ID, h.Attempt, h.WorkerID, at, errorEntry(entry), give))
+	if err == driver.ErrNotFound {
+		return nil, driver.ErrLeaseLost
+	}
+	return j, err
+}
+
+func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobArchiveHeld"), h.ID, h.Attempt, h.WorkerID, string(state), errorEntry(entry)))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -155,6 +145,8 @@ func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	}
 	return j, depgraph.SettleParents(ctx, e, []int64{j.ID})
 }
+
+var _ outcome.Store = executor{}
 
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult

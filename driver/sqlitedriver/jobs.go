@@ -9,6 +9,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/depgraph"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 func held(h driver.HeldJob) []any {
@@ -152,21 +153,8 @@ func (e executor) settleFinished(ctx context.Context, completed, cancelled []int
 
 func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
 	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
-		cancelled, err := tx.heldCancel(ctx, p.HeldJob)
-		if err != nil {
-			return err
-		}
-		entry := errorEntry(&p.Error)
-		if p.RetryAt != nil && !cancelled {
-			out, err = tx.retryLater(ctx, p.HeldJob, *p.RetryAt, entry, 0)
-			return err
-		}
-		state := driver.StateFailed
-		if cancelled {
-			state = driver.StateCancelled
-		}
-		out, err = tx.archiveHeld(ctx, p.HeldJob, state, entry)
+	err := e.inTx(ctx, func(tx executor) (err error) {
+		out, err = outcome.Fail(ctx, tx, p)
 		return err
 	})
 	return out, err
@@ -174,25 +162,21 @@ func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job
 
 func (e executor) JobSnooze(ctx context.Context, p driver.SnoozeParams) (*driver.Job, error) {
 	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
-		cancelled, err := tx.heldCancel(ctx, p.HeldJob)
-		if err != nil {
-			return err
-		}
-		if cancelled {
-			out, err = tx.archiveHeld(ctx, p.HeldJob, driver.StateCancelled, nil)
-			return err
-		}
-		out, err = tx.retryLater(ctx, p.HeldJob, p.RunAt, nil, 1)
+	err := e.inTx(ctx, func(tx executor) (err error) {
+		out, err = outcome.Snooze(ctx, tx, p)
 		return err
 	})
 	return out, err
 }
 
-func (e executor) retryLater(ctx context.Context, h driver.HeldJob, at time.Time, entry any, unspend int) (*driver.Job, error) {
+func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {
+	give := 0
+	if unspend {
+		give = 1
+	}
 	_, now, _ := nowArgs()
-	args := append(held(h), sql.Named("run_at", at.UnixMicro()), sql.Named("entry", entry),
-		sql.Named("unspend", unspend), now)
+	args := append(held(h), sql.Named("run_at", at.UnixMicro()), sql.Named("entry", errorEntry(entry)),
+		sql.Named("unspend", give), now)
 	j, err := scanOne(e.wquery(ctx, "JobRetryLater", args...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
@@ -200,9 +184,9 @@ func (e executor) retryLater(ctx context.Context, h driver.HeldJob, at time.Time
 	return j, err
 }
 
-// heldCancel answers whether a held job was asked to cancel; ErrLeaseLost
-// when it is not held.
-func (e executor) heldCancel(ctx context.Context, h driver.HeldJob) (bool, error) {
+// LockHeld answers whether a held job was asked to cancel (the single
+// writer holds the lock); ErrLeaseLost when it is not held.
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
 	var cancelRequested bool
 	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), held(h)...).Scan(&cancelRequested)
 	if err == sql.ErrNoRows {
@@ -211,11 +195,11 @@ func (e executor) heldCancel(ctx context.Context, h driver.HeldJob) (bool, error
 	return cancelRequested, err
 }
 
-// archiveHeld finishes a held job as failed or cancelled and settles its
+// ArchiveHeld finishes a held job as failed or cancelled and settles its
 // dependents.
-func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry any) (*driver.Job, error) {
+func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
 	_, now, _ := nowArgs()
-	args := append(held(h), sql.Named("state", string(state)), sql.Named("entry", entry), now)
+	args := append(held(h), sql.Named("state", string(state)), sql.Named("entry", errorEntry(entry)), now)
 	j, err := scanOne(e.wquery(ctx, "JobArchiveHeld", args...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
@@ -228,6 +212,8 @@ func (e executor) archiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	}
 	return j, depgraph.SettleParents(ctx, e, []int64{j.ID})
 }
+
+var _ outcome.Store = executor{}
 
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	_, now, _ := nowArgs()
