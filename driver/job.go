@@ -89,6 +89,20 @@ type Job struct {
 	RunOnParentFailure bool `json:"run_on_parent_failure"`
 }
 
+// FillEmpty makes nil lists empty, so that a job reads the same from
+// every driver (JSON [] rather than null).
+func (j *Job) FillEmpty() {
+	if j.Errors == nil {
+		j.Errors = []AttemptError{}
+	}
+	if j.Tags == nil {
+		j.Tags = []string{}
+	}
+	if j.DependsOn == nil {
+		j.DependsOn = []int64{}
+	}
+}
+
 // InsertParams is one job to insert; the logic has applied defaults.
 type InsertParams struct {
 	Kind, Op, Queue, Tenant string

@@ -40,15 +40,7 @@ func scanJob(row pgx.Row) (*driver.Job, error) {
 			return nil, fmt.Errorf("decode errors of job %d: %w", j.ID, err)
 		}
 	}
-	if j.Errors == nil {
-		j.Errors = []driver.AttemptError{}
-	}
-	if j.Tags == nil {
-		j.Tags = []string{}
-	}
-	if j.DependsOn == nil {
-		j.DependsOn = []int64{}
-	}
+	j.FillEmpty()
 	return &j, nil
 }
 

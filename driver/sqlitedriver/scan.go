@@ -53,15 +53,7 @@ func scanJob(row scanner) (*driver.Job, error) {
 	if err := decodeList(errs, &j.Errors); err != nil {
 		return nil, fmt.Errorf("decode errors of job %d: %w", j.ID, err)
 	}
-	if j.Errors == nil {
-		j.Errors = []driver.AttemptError{}
-	}
-	if j.Tags == nil {
-		j.Tags = []string{}
-	}
-	if j.DependsOn == nil {
-		j.DependsOn = []int64{}
-	}
+	j.FillEmpty()
 	return &j, nil
 }
 
