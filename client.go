@@ -21,6 +21,9 @@ type Client struct {
 	log     *slog.Logger
 	wake    *waker
 	running *runningSet
+	// policies are the lease, timeout and backoff of each worker's kind,
+	// settled once: worker options, then contract, then config.
+	policies map[string]kindPolicy
 
 	mu        sync.Mutex
 	started   bool
@@ -44,6 +47,10 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{driver: drv, config: cfg, log: cfg.Logger.With("client_id", cfg.ID)}
+	c.policies = make(map[string]kindPolicy, len(cfg.Workers.byKind))
+	for kind, w := range cfg.Workers.byKind {
+		c.policies[kind] = c.policyOf(kind, w.opts)
+	}
 	c.running = newRunningSet(c)
 	c.wake = newWaker(drv, c.wakeLocal)
 	return c, nil

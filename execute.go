@@ -21,7 +21,7 @@ func (c *Client) execute(row *JobRow) {
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	pol := c.policyOf(row.Kind, w.opts)
+	pol := c.policies[row.Kind]
 	run := &runningJob{client: c, row: row, lease: pol.lease, cancel: cancel, timeout: pol.timeout, backoff: pol.backoff}
 	c.running.add(run)
 	workCtx := ctx

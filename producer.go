@@ -22,9 +22,9 @@ type producer struct {
 func newProducer(c *Client, queue string, qc QueueConfig) *producer {
 	p := &producer{client: c, queue: queue, maxWorkers: qc.MaxWorkers, wake: make(chan struct{}, 1)}
 	p.claim = driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, DefaultLease: c.config.Lease}
-	for kind, w := range c.config.Workers.byKind {
+	for kind := range c.config.Workers.byKind {
 		p.claim.Kinds = append(p.claim.Kinds, kind)
-		p.claim.Leases = append(p.claim.Leases, c.policyOf(kind, w.opts).lease)
+		p.claim.Leases = append(p.claim.Leases, c.policies[kind].lease)
 	}
 	return p
 }
