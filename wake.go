@@ -51,12 +51,23 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 		}
 	}
 	w.mu.Unlock()
-	if len(send) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		// A lost wake-up costs latency, not jobs: polling finds them.
-		_ = exec.QueueNotify(ctx, send)
+	switch {
+	case len(send) == 0:
+	case committed:
+		// Off the insert's path: the caller need not wait a round trip for
+		// other processes' wake-up.
+		go w.send(w.driver, send)
+	default:
+		// In the caller's transaction, so that it goes out at commit.
+		w.send(exec, send)
 	}
+}
+
+// send notifies; a lost wake-up costs latency, not jobs: polling finds them.
+func (w *waker) send(exec driver.Executor, queues []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = exec.QueueNotify(ctx, queues)
 }
 
 func (w *waker) sendTrailing(q string) {
@@ -64,7 +75,5 @@ func (w *waker) sendTrailing(q string) {
 	w.trailing[q] = false
 	w.lastSent[q] = time.Now()
 	w.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = w.driver.QueueNotify(ctx, []string{q})
+	w.send(w.driver, []string{q})
 }
