@@ -41,8 +41,10 @@ type JobView struct {
 }
 
 // NewJobView answers the API view of a job.
-func NewJobView(j *JobRow) *JobView {
-	v := &JobView{ID: j.ID, Kind: j.Kind, Op: optional(j.Op), Queue: j.Queue, Tenant: j.Tenant, State: j.State,
+func NewJobView(row *JobRow) *JobView {
+	j := *row
+	j.FillEmpty() // a row built by hand may have nil lists
+	return &JobView{ID: j.ID, Kind: j.Kind, Op: optional(j.Op), Queue: j.Queue, Tenant: j.Tenant, State: j.State,
 		Priority: j.Priority, Payload: orJSON(j.Payload, "{}"), Metadata: orJSON(j.Metadata, "{}"), Tags: j.Tags,
 		Attempt: j.Attempt, MaxRetries: j.MaxRetries, RunAt: j.RunAt, CreatedAt: j.CreatedAt, StartedAt: j.StartedAt,
 		FinishedAt: j.FinishedAt, UpdatedAt: j.UpdatedAt, LeaseUntil: j.LeaseUntil, WorkerID: optional(j.WorkerID),
@@ -50,16 +52,6 @@ func NewJobView(j *JobRow) *JobView {
 		Checkpoint: orJSON(j.Checkpoint, "null"), Result: orJSON(j.Result, "null"), Errors: j.Errors,
 		IdempotencyKey: optional(j.IdempotencyKey), DependsOn: j.DependsOn, WorkflowID: optional(j.WorkflowID),
 		Stage: optional(j.Stage), CancelRequested: j.CancelRequested}
-	if v.Tags == nil {
-		v.Tags = []string{}
-	}
-	if v.Errors == nil {
-		v.Errors = []AttemptError{}
-	}
-	if v.DependsOn == nil {
-		v.DependsOn = []int64{}
-	}
-	return v
 }
 
 func optional(s string) *string {
