@@ -15,7 +15,7 @@ const (
 	DefaultQueue              = "default"
 	DefaultPriority           = 5
 	DefaultMaxRetries         = 3
-	DefaultMaxWorkers         = 100
+	DefaultMaxWorkers         = 1000
 	DefaultLease              = 5 * time.Minute
 	DefaultFetchPollInterval  = time.Second
 	DefaultFetchCooldown      = time.Millisecond
@@ -27,7 +27,10 @@ const (
 
 // QueueConfig is how a client works one queue.
 type QueueConfig struct {
-	// MaxWorkers is how many jobs of the queue run at once in this client.
+	// MaxWorkers is how many jobs of the queue run at once in this client
+	// (default 1000: a job runs on a goroutine, and most jobs wait on I/O).
+	// Set it lower for jobs that hold something scarce, such as database
+	// connections or CPU.
 	MaxWorkers int
 }
 

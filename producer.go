@@ -17,10 +17,17 @@ type producer struct {
 	claim      driver.ClaimParams
 	active     atomic.Int64
 	wake       chan struct{}
+	// work hands claimed jobs to idle job goroutines. They stay for the
+	// next job instead of one goroutine per job: a new goroutine grows its
+	// stack again for every job.
+	work chan *JobRow
+	// jobNanos is a moving average of how long this queue's jobs run.
+	jobNanos atomic.Int64
 }
 
 func newProducer(c *Client, queue string, qc QueueConfig) *producer {
-	p := &producer{client: c, queue: queue, maxWorkers: qc.MaxWorkers, wake: make(chan struct{}, 1)}
+	p := &producer{client: c, queue: queue, maxWorkers: qc.MaxWorkers, wake: make(chan struct{}, 1),
+		work: make(chan *JobRow)}
 	p.claim = driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, DefaultLease: c.config.Lease}
 	for kind := range c.config.Workers.byKind {
 		p.claim.Kinds = append(p.claim.Kinds, kind)
@@ -32,7 +39,28 @@ func newProducer(c *Client, queue string, qc QueueConfig) *producer {
 // topUpWait is the longest a backlogged producer waits for more free slots.
 const topUpWait = 5 * time.Millisecond
 
-func (p *producer) minClaim() int { return max(1, p.maxWorkers/10) }
+// fastJob is the mean job duration under which a backlogged producer waits
+// for every slot (up to topUpWait) before it claims again.
+const fastJob = time.Millisecond
+
+// minClaim is the smallest claim a backlogged producer makes before
+// topUpWait has passed. Short jobs free their slots within microseconds of
+// each other, so waiting for all of them turns many small claims into one
+// (a claim of one job costs half as much as a claim of a hundred); long
+// jobs free slots one by one, and a tenth of the slots is batch enough.
+func (p *producer) minClaim() int {
+	if time.Duration(p.jobNanos.Load()) < fastJob {
+		return p.maxWorkers
+	}
+	return max(1, p.maxWorkers/10)
+}
+
+// observe folds one job's duration into the moving average (weight 1/16).
+// Concurrent updates may drop a sample, which an average can afford.
+func (p *producer) observe(d time.Duration) {
+	old := p.jobNanos.Load()
+	p.jobNanos.Store(old + (int64(d)-old)/16)
+}
 
 func (p *producer) wakeUp() {
 	select {
@@ -42,28 +70,31 @@ func (p *producer) wakeUp() {
 }
 
 func (p *producer) run(ctx context.Context) {
+	defer close(p.work) // idle job goroutines end; busy ones after their job
 	poll := time.NewTicker(p.client.config.FetchPollInterval)
 	defer poll.Stop()
 	var last time.Time
 	backlogged := false
 	for {
 		free := p.maxWorkers - int(p.active.Load())
-		if backlogged && free > 0 && free < p.minClaim() && time.Since(last) < topUpWait {
-			// A backlog is claimed in batches of at least a tenth of the
-			// slots (or after topUpWait): claims of a few jobs each cost a
-			// statement and a commit apiece.
-			t := time.NewTimer(topUpWait - time.Since(last))
-			select {
-			case <-ctx.Done():
+		if backlogged && free < p.minClaim() {
+			// A backlog is claimed in batches of at least minClaim jobs (or
+			// after topUpWait): a claim costs about the same for one job as
+			// for a hundred, so claiming each freed slot at once would cap
+			// throughput at one job per claim round trip.
+			if wait := topUpWait - time.Since(last); wait > 0 {
+				t := time.NewTimer(wait)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return
+				case <-p.wake:
+				case <-t.C:
+				}
 				t.Stop()
-				return
-			case <-p.wake:
-			case <-t.C:
+				continue
 			}
-			t.Stop()
-			continue
 		}
-		backlogged = false
 		if free > 0 {
 			if wait := p.client.config.FetchCooldown - time.Since(last); wait > 0 {
 				time.Sleep(wait)
@@ -73,8 +104,8 @@ func (p *producer) run(ctx context.Context) {
 			if err != nil && ctx.Err() == nil {
 				p.client.log.Warn("claim jobs", "queue", p.queue, "error", err)
 			}
-			if err == nil && n == free {
-				backlogged = true
+			backlogged = err == nil && n == free
+			if backlogged {
 				continue // the queue may hold more
 			}
 		}
@@ -103,13 +134,38 @@ func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	}
 	for _, row := range jobs {
 		p.active.Add(1)
-		p.client.jobsWG.Go(func() {
-			defer func() {
-				p.active.Add(-1)
-				p.wakeUp()
-			}()
-			p.client.execute(row)
-		})
+		select {
+		case p.work <- row:
+		default:
+			p.client.jobsWG.Go(func() { p.jobLoop(row) })
+		}
 	}
 	return len(jobs), nil
+}
+
+// idleJobGoroutine is how long a job goroutine waits for another job.
+const idleJobGoroutine = 10 * time.Second
+
+// jobLoop executes row, then each job handed to it, until none comes for
+// idleJobGoroutine or the producer stops.
+func (p *producer) jobLoop(row *JobRow) {
+	idle := time.NewTimer(idleJobGoroutine)
+	defer idle.Stop()
+	for {
+		start := time.Now()
+		p.client.execute(row)
+		p.observe(time.Since(start))
+		p.active.Add(-1)
+		p.wakeUp()
+		idle.Reset(idleJobGoroutine)
+		var ok bool
+		select {
+		case row, ok = <-p.work:
+			if !ok {
+				return
+			}
+		case <-idle.C:
+			return
+		}
+	}
 }

@@ -71,7 +71,7 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	f.IntVar(&o.Jobs, "jobs", bench.DefaultJobs, "jobs to drain or insert")
 	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e and latency run")
 	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency: jobs enqueued per second, one at a time")
-	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 100)")
+	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 1000)")
 	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
 	f.IntVar(&o.Producers, "producers", 1, "goroutines inserting at once (e2e, insert)")
 	f.DurationVar(&o.FetchCooldown, "fetch-cooldown", 0, "least time between two claims (default Skiplock's)")
