@@ -37,7 +37,7 @@ func scanJob(row pgx.Row) (*driver.Job, error) {
 	j.StartedAt, j.FinishedAt = utc(startedAt), utc(finishedAt)
 	j.LeaseUntil, j.HeartbeatAt = utc(leaseUntil), utc(heartbeatAt)
 	j.RunAt, j.CreatedAt, j.UpdatedAt = j.RunAt.UTC(), j.CreatedAt.UTC(), j.UpdatedAt.UTC()
-	if len(errs) > 0 {
+	if len(errs) > 0 && string(errs) != "[]" { // most jobs have no errors: skip the decoder
 		if err := json.Unmarshal(errs, &j.Errors); err != nil {
 			return nil, fmt.Errorf("decode errors of job %d: %w", j.ID, err)
 		}
@@ -82,8 +82,8 @@ func utc(t *time.Time) *time.Time {
 	if t == nil {
 		return nil
 	}
-	u := t.UTC()
-	return &u
+	*t = t.UTC() // t is the scan's own copy
+	return t
 }
 
 func nullable(b json.RawMessage) any {
