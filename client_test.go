@@ -315,3 +315,69 @@ func TestValidationErrorsNameTheField(t *testing.T) {
 		t.Fatalf("rejected inserts stored %d jobs", len(jobs))
 	}
 }
+
+// Job goroutines are reused from job to job; a queue still never runs more
+// than MaxWorkers jobs at once, and every job runs exactly once, whether the
+// jobs are short (claimed in full batches) or long (claimed as slots free).
+func TestMaxWorkersBoundsConcurrency(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		jobs  int
+		sleep time.Duration
+	}{{"short", 400, 0}, {"long", 40, 15 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var running, peak atomic.Int64
+			var mu sync.Mutex
+			runs := map[int]int{}
+			b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+				n := running.Add(1)
+				defer running.Add(-1)
+				for {
+					p := peak.Load()
+					if n <= p || peak.CompareAndSwap(p, n) {
+						break
+					}
+				}
+				time.Sleep(tc.sleep)
+				mu.Lock()
+				runs[j.Args.N]++
+				mu.Unlock()
+				return nil
+			}, func(c *skiplock.Config) { c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 4}} })
+			jobs := make([]skiplock.InsertManyParams, tc.jobs)
+			for i := range jobs {
+				jobs[i] = skiplock.InsertManyParams{Args: sleepArgs{N: i}}
+			}
+			if _, err := b.client.InsertMany(b.ctx, jobs); err != nil {
+				t.Fatal(err)
+			}
+			b.start(t)
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				mu.Lock()
+				done := len(runs)
+				mu.Unlock()
+				if done == tc.jobs {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d of %d jobs ran", done, tc.jobs)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := b.client.Stop(b.ctx); err != nil {
+				t.Fatal(err)
+			}
+			if p := peak.Load(); p > 4 || p < 1 {
+				t.Fatalf("peak concurrency %d, MaxWorkers 4", p)
+			}
+			for n, c := range runs {
+				if c != 1 {
+					t.Fatalf("job %d ran %d times", n, c)
+				}
+			}
+		})
+	}
+}
