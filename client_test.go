@@ -381,3 +381,72 @@ func TestMaxWorkersBoundsConcurrency(t *testing.T) {
 		})
 	}
 }
+
+// Claims start where the last one ended and go back to the head of the
+// queue now and then: a job that lands before that place (here a higher
+// priority, and a run_at in the past) still runs, and before the backlog
+// that was being worked when it arrived.
+func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	runs := map[int]int{}
+	var order []int
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		time.Sleep(5 * time.Millisecond)
+		mu.Lock()
+		runs[j.Args.N]++
+		order = append(order, j.Args.N)
+		mu.Unlock()
+		return nil
+	}, func(c *skiplock.Config) { c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 2}} })
+	const backlog = 600
+	jobs := make([]skiplock.InsertManyParams, backlog)
+	for i := range jobs {
+		jobs[i] = skiplock.InsertManyParams{Args: sleepArgs{N: i}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(1)}}
+	}
+	if _, err := b.client.InsertMany(b.ctx, jobs); err != nil {
+		t.Fatal(err)
+	}
+	b.start(t)
+	for { // wait until claims are under way
+		mu.Lock()
+		n := len(order)
+		mu.Unlock()
+		if n >= 10 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	urgent := []skiplock.InsertManyParams{
+		{Args: sleepArgs{N: 1000}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(9)}},
+		{Args: sleepArgs{N: 1001}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(1), RunAt: time.Now().Add(-time.Hour)}},
+	}
+	if _, err := b.client.InsertMany(b.ctx, urgent); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		mu.Lock()
+		done := len(runs)
+		mu.Unlock()
+		if done == backlog+len(urgent) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d jobs ran", done, backlog+len(urgent))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for n, c := range runs {
+		if c != 1 {
+			t.Fatalf("job %d ran %d times", n, c)
+		}
+	}
+	for _, n := range order[len(order)-10:] {
+		if n >= 1000 {
+			t.Fatalf("job %d, inserted before the backlog's last jobs were claimed, ran among the last: %v", n, order[len(order)-10:])
+		}
+	}
+}

@@ -142,6 +142,33 @@ type ClaimParams struct {
 	DefaultLease time.Duration
 	// Tenant, when set, limits the claim to that tenant's jobs.
 	Tenant *string
+	// After, when set, limits the claim to jobs after this place in claim
+	// order. A producer passes where its last claim ended so that the scan
+	// skips the index entries of the jobs it claimed, which PostgreSQL keeps
+	// until vacuum (and a long transaction elsewhere holds vacuum off).
+	After *ClaimKey
+}
+
+// ClaimKey is a job's place in claim order: priority descending, then run_at,
+// then id.
+type ClaimKey struct {
+	Priority int
+	RunAt    time.Time
+	ID       int64
+}
+
+// Key is the job's place in claim order.
+func (j *Job) Key() ClaimKey { return ClaimKey{Priority: j.Priority, RunAt: j.RunAt, ID: j.ID} }
+
+// Before reports whether k is claimed before o.
+func (k ClaimKey) Before(o ClaimKey) bool {
+	if k.Priority != o.Priority {
+		return k.Priority > o.Priority
+	}
+	if !k.RunAt.Equal(o.RunAt) {
+		return k.RunAt.Before(o.RunAt)
+	}
+	return k.ID < o.ID
 }
 
 // HeldJob names a running job by its holder: the fence of every transition.

@@ -194,3 +194,25 @@ var _ = add("ClaimByTenant", func(e *env) {
 	e.wantIDs(e.claim(driver.ClaimParams{Tenant: &tenant}), jb.ID)
 	e.wantIDs(e.claim(driver.ClaimParams{}), ja.ID)
 })
+
+var _ = add("ClaimAfterAPlace", func(e *env) {
+	now := time.Now()
+	mk := func(prio int, ago time.Duration) *driver.InsertParams {
+		p := job("a")
+		p.Priority, p.RunAt = prio, now.Add(-ago)
+		return p
+	}
+	a := e.insert(mk(5, 3*time.Second))
+	b := e.insert(mk(9, time.Second))
+	c := e.insert(mk(5, 2*time.Second))
+	d := e.insert(mk(5, 2*time.Second))
+	f := e.insert(mk(1, 5*time.Second))
+	// Claim order: b, a, c, d, f. After c: d and f only.
+	k := c.Key()
+	e.wantIDs(e.claim(driver.ClaimParams{After: &k}), d.ID, f.ID)
+	if !b.Key().Before(k) || !k.Before(d.Key()) || k.Before(k) {
+		e.t.Fatalf("ClaimKey.Before disagrees with claim order")
+	}
+	// What lies before the place is left for a claim from the head.
+	e.wantIDs(e.claim(driver.ClaimParams{}), b.ID, a.ID, c.ID)
+})

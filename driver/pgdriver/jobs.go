@@ -38,7 +38,12 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	for i, l := range p.Leases {
 		leases[i] = secs(l)
 	}
-	return scanJobs(e.q.Query(ctx, q("JobClaim"), p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant))
+	rank, runAt, id := -1, time.Time{}, int64(0) // before every job
+	if a := p.After; a != nil {
+		rank, runAt, id = 10-a.Priority, a.RunAt, a.ID
+	}
+	return scanJobs(e.q.Query(ctx, q("JobClaim"), p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease),
+		p.Tenant, rank, runAt, id))
 }
 
 func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {

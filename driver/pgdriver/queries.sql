@@ -53,8 +53,10 @@ WITH picked AS (
     WHERE state = 'pending' AND queue = $1
       AND (cardinality($3::text[]) = 0 OR kind = ANY($3::text[]))
       AND ($7::text IS NULL OR tenant = $7)
+      -- Claim order is (10 - priority, run_at, id); $8 = -1 starts at the head.
+      AND ((10 - priority), run_at, id) > ($8::int, $9::timestamptz, $10::bigint)
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
-    ORDER BY priority DESC, run_at, id
+    ORDER BY (10 - priority), run_at, id
     LIMIT $4
     FOR UPDATE SKIP LOCKED
 )

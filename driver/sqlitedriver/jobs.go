@@ -33,7 +33,12 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 		kinds = []string{}
 	}
 	_, now, _ := nowArgs()
+	rank, runAt, id := int64(-1), int64(0), int64(0) // before every job
+	if a := p.After; a != nil {
+		rank, runAt, id = int64(10-a.Priority), a.RunAt.UnixMicro(), a.ID
+	}
 	jobs, err := scanJobs(e.wquery(ctx, "JobClaim", sql.Named("queue", p.Queue), sql.Named("worker", p.WorkerID),
+		sql.Named("after_rank", rank), sql.Named("after_run_at", runAt), sql.Named("after_id", id),
 		sql.Named("kinds_any", len(p.Kinds) == 0), sql.Named("kinds", jsonText(kinds)),
 		sql.Named("leases", jsonText(leases)), sql.Named("default_lease", p.DefaultLease.Microseconds()),
 		sql.Named("max", p.Max), sql.Named("tenant", nullableString(p.Tenant)), now))
@@ -41,16 +46,7 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 		return nil, fmt.Errorf("claim jobs in queue %q: %w", p.Queue, err)
 	}
 	// RETURNING has no order: put the claims back in claim order.
-	sort.Slice(jobs, func(i, k int) bool {
-		a, b := jobs[i], jobs[k]
-		if a.Priority != b.Priority {
-			return a.Priority > b.Priority
-		}
-		if !a.RunAt.Equal(b.RunAt) {
-			return a.RunAt.Before(b.RunAt)
-		}
-		return a.ID < b.ID
-	})
+	sort.Slice(jobs, func(i, k int) bool { return jobs[i].Key().Before(jobs[k].Key()) })
 	return jobs, nil
 }
 

@@ -54,6 +54,7 @@ WHERE id IN (
     WHERE state = 'pending' AND queue = +@queue
       AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
       AND (@tenant IS NULL OR tenant = @tenant)
+      AND (10 - priority, run_at, id) > (@after_rank, @after_run_at, @after_id)
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused)
     ORDER BY priority DESC, run_at, id
     LIMIT @max)
