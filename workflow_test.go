@@ -214,7 +214,7 @@ func TestWorkflowNextIsAtomicWithCompletion(t *testing.T) {
 		j := b.insert(t, c, taskArgs{Name: "slow"}, &skiplock.InsertOpts{Queue: "atomic"})
 		<-started
 		time.Sleep(1200 * time.Millisecond) // the lease runs out
-		if _, err := b.drv.JobRescue(b.ctx, 10); err != nil {
+		if _, err := b.drv.JobRescue(b.ctx, 10, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		claimed, err := c.Claim(b.ctx, skiplock.ClaimParams{Queue: "atomic", WorkerID: "thief", Max: 1})

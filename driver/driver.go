@@ -80,8 +80,10 @@ type JobStore interface {
 	JobRetry(ctx context.Context, id int64) (*Job, error)
 	JobPause(ctx context.Context, id int64) (*Job, error)
 	JobResume(ctx context.Context, id int64) (*Job, error)
-	// JobRescue handles running jobs whose lease expired before now.
-	JobRescue(ctx context.Context, limit int) (RescueResult, error)
+	// JobRescue handles running jobs whose lease expired before now and
+	// not before since (zero: any time). RescueResult.Now is the database's
+	// clock that the leases were compared with.
+	JobRescue(ctx context.Context, limit int, since time.Time) (RescueResult, error)
 	// JobChangedSince answers jobs, live or archived, updated after since,
 	// oldest change first (the event feed; the hot table is small).
 	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)

@@ -238,4 +238,5 @@ type ListParams struct {
 // RescueResult counts what the rescuer did.
 type RescueResult struct {
 	Requeued, Failed, Cancelled int
+	Now                         time.Time
 }

@@ -157,8 +157,8 @@ var _ = add("RescueExpiredLeases", func(e *env) {
 		e.t.Fatal(err)
 	}
 	time.Sleep(1200 * time.Millisecond)
-	res, err := e.d.JobRescue(e.ctx, 100)
-	if err != nil || res != (driver.RescueResult{Requeued: 1, Failed: 1, Cancelled: 1}) {
+	res, err := e.d.JobRescue(e.ctx, 100, time.Time{})
+	if err != nil || res.Requeued != 1 || res.Failed != 1 || res.Cancelled != 1 || !near(res.Now, time.Now(), time.Minute) {
 		e.t.Fatalf("rescue: %+v, %v", res, err)
 	}
 	j := e.wantState(retry.ID, driver.StatePending)
@@ -171,9 +171,29 @@ var _ = add("RescueExpiredLeases", func(e *env) {
 	}
 	e.wantState(cancel.ID, driver.StateCancelled)
 	e.wantState(keep.ID, driver.StateRunning)
-	if res, err := e.d.JobRescue(e.ctx, 100); err != nil || res != (driver.RescueResult{}) {
+	if res, err := e.d.JobRescue(e.ctx, 100, time.Time{}); err != nil || res.Requeued+res.Failed+res.Cancelled != 0 {
 		e.t.Fatalf("second rescue: %+v, %v", res, err)
 	}
+})
+
+var _ = add("RescueSince", func(e *env) {
+	e.insert(job("a"))
+	got := e.claim(driver.ClaimParams{DefaultLease: time.Second})
+	if len(got) != 1 {
+		e.t.Fatalf("claimed %v", ids(got))
+	}
+	time.Sleep(1200 * time.Millisecond)
+	// The lease expired before since: a bounded pass leaves it.
+	res, err := e.d.JobRescue(e.ctx, 100, time.Now().Add(-100*time.Millisecond))
+	if err != nil || res.Requeued != 0 {
+		e.t.Fatalf("rescue since after the expiry: %+v, %v", res, err)
+	}
+	e.wantState(got[0].ID, driver.StateRunning)
+	res, err = e.d.JobRescue(e.ctx, 100, time.Now().Add(-time.Minute))
+	if err != nil || res.Requeued != 1 {
+		e.t.Fatalf("rescue since before the expiry: %+v, %v", res, err)
+	}
+	e.wantState(got[0].ID, driver.StatePending)
 })
 
 var _ = add("PromoteScheduled", func(e *env) {

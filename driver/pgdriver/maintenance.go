@@ -2,6 +2,7 @@ package pgdriver
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -9,15 +10,19 @@ import (
 	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
-func (e executor) JobRescue(ctx context.Context, limit int) (driver.RescueResult, error) {
+func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (driver.RescueResult, error) {
 	var res driver.RescueResult
 	err := e.inTx(ctx, func(tx executor) error {
-		queues, err := collectStrings(tx.q.Query(ctx, q("JobRescueRequeue"), limit))
+		if err := tx.q.QueryRow(ctx, `SELECT now()`).Scan(&res.Now); err != nil {
+			return err
+		}
+		res.Now = res.Now.UTC()
+		queues, err := collectStrings(tx.q.Query(ctx, q("JobRescueRequeue"), limit, since))
 		if err != nil {
 			return err
 		}
 		res.Requeued = len(queues)
-		rows, err := tx.q.Query(ctx, q("JobRescueFinal"), limit)
+		rows, err := tx.q.Query(ctx, q("JobRescueFinal"), limit, since)
 		if err != nil {
 			return err
 		}

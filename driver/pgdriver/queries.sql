@@ -195,7 +195,7 @@ RETURNING {{cols}};
 -- name: JobRescueRequeue
 WITH x AS (
     SELECT id FROM skiplock_jobs
-    WHERE state = 'running' AND lease_until < now() AND attempt <= max_retries AND NOT cancel_requested
+    WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND attempt <= max_retries AND NOT cancel_requested
     ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j
@@ -209,7 +209,7 @@ RETURNING j.queue;
 WITH d AS (
     DELETE FROM skiplock_jobs WHERE id IN (
         SELECT id FROM skiplock_jobs
-        WHERE state = 'running' AND lease_until < now() AND (attempt > max_retries OR cancel_requested)
+        WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND (attempt > max_retries OR cancel_requested)
         ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED)
     RETURNING *
 )

@@ -3,18 +3,25 @@ package sqlitedriver
 import (
 	"context"
 	"database/sql"
+	"math"
+	"time"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
-func (e executor) JobRescue(ctx context.Context, limit int) (driver.RescueResult, error) {
+func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (driver.RescueResult, error) {
 	var res driver.RescueResult
 	var queues []string
 	err := e.inTx(ctx, func(tx executor) error {
-		_, now, nowText := nowArgs()
+		at, now, nowText := nowArgs()
+		res.Now = fromMicros(at)
+		sinceArg := sql.Named("since", int64(math.MinInt64))
+		if !since.IsZero() {
+			sinceArg = sql.Named("since", since.UnixMicro())
+		}
 		var err error
-		queues, err = collect(scanString)(tx.wquery(ctx, "JobRescueRequeue", sql.Named("limit", limit), now, nowText))
+		queues, err = collect(scanString)(tx.wquery(ctx, "JobRescueRequeue", sql.Named("limit", limit), sinceArg, now, nowText))
 		if err != nil {
 			return err
 		}
@@ -26,7 +33,7 @@ func (e executor) JobRescue(ctx context.Context, limit int) (driver.RescueResult
 		rows, err := collect(func(s scanner) (row, error) {
 			var r row
 			return r, s.Scan(&r.id, &r.st)
-		})(tx.wquery(ctx, "JobRescueFinal", sql.Named("limit", limit), now, nowText))
+		})(tx.wquery(ctx, "JobRescueFinal", sql.Named("limit", limit), sinceArg, now, nowText))
 		if err != nil || len(rows) == 0 {
 			return err
 		}

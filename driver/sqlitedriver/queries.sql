@@ -175,7 +175,7 @@ SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = @now,
         'message', 'lease expired', 'at', @now_text, 'retryable', json('true')))
 WHERE id IN (
     SELECT id FROM skiplock_jobs
-    WHERE state = 'running' AND lease_until < @now AND attempt <= max_retries AND NOT cancel_requested
+    WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND attempt <= max_retries AND NOT cancel_requested
     ORDER BY lease_until LIMIT @limit)
 RETURNING queue;
 
@@ -185,7 +185,7 @@ SELECT {{cols j: state=CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'faile
 FROM skiplock_jobs j
 WHERE j.id IN (
     SELECT id FROM skiplock_jobs
-    WHERE state = 'running' AND lease_until < @now AND (attempt > max_retries OR cancel_requested)
+    WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND (attempt > max_retries OR cancel_requested)
     ORDER BY lease_until LIMIT @limit)
 RETURNING id, state;
 

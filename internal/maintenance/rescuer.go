@@ -10,6 +10,14 @@ import (
 
 // Rescuer returns running jobs whose lease expired: back to pending at once
 // (an attempt spent), failed when none is left.
+//
+// A pass looks only at leases that expired since the previous pass (less
+// rescueMargin); every fullRescueEvery passes, and at the first, it looks at
+// all. A finished job leaves an entry in the lease index until vacuum, and a
+// long transaction elsewhere holds vacuum off: a pass over every expired
+// lease would walk millions of them each time. What a bounded pass can miss
+// (a row another statement had locked when its lease expired) the next full
+// pass finds.
 type Rescuer struct {
 	Store    driver.JobStore
 	Interval time.Duration
@@ -17,7 +25,15 @@ type Rescuer struct {
 	// OnRequeue wakes workers when jobs went back to pending.
 	OnRequeue func()
 	Logger    *slog.Logger
+
+	since  time.Time // leases that expired before this were looked at
+	passes int
 }
+
+const (
+	fullRescueEvery = 30
+	rescueMargin    = 10 * time.Second
+)
 
 // RunOnce rescues until no expired lease is left.
 func (r *Rescuer) RunOnce(ctx context.Context) error {
@@ -25,8 +41,12 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 	if limit <= 0 {
 		limit = 1000
 	}
+	since := r.since
+	if r.passes%fullRescueEvery == 0 {
+		since = time.Time{}
+	}
 	for {
-		res, err := r.Store.JobRescue(ctx, limit)
+		res, err := r.Store.JobRescue(ctx, limit, since)
 		if err != nil {
 			return err
 		}
@@ -38,6 +58,7 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 			r.OnRequeue()
 		}
 		if res.Requeued+res.Failed+res.Cancelled < limit {
+			r.since, r.passes = res.Now.Add(-rescueMargin), r.passes+1
 			return nil
 		}
 	}
