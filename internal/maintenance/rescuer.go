@@ -12,12 +12,13 @@ import (
 // (an attempt spent), failed when none is left.
 //
 // A pass looks only at leases that expired since the previous pass (less
-// rescueMargin); every fullRescueEvery passes, and at the first, it looks at
-// all. A finished job leaves an entry in the lease index until vacuum, and a
-// long transaction elsewhere holds vacuum off: a pass over every expired
-// lease would walk millions of them each time. What a bounded pass can miss
-// (a row another statement had locked when its lease expired) the next full
-// pass finds.
+// rescueMargin). The first pass looks at all, and so does a pass once
+// fullRescueEvery passes and 20 times the last full pass's duration have
+// gone by. A finished job leaves an entry in the lease index until vacuum,
+// and a long transaction elsewhere holds vacuum off: a pass over every
+// expired lease would walk millions of them each time. What a bounded pass
+// can miss (a row another statement had locked when its lease expired) the
+// next full pass finds.
 type Rescuer struct {
 	Store    driver.JobStore
 	Interval time.Duration
@@ -26,8 +27,11 @@ type Rescuer struct {
 	OnRequeue func()
 	Logger    *slog.Logger
 
-	since  time.Time // leases that expired before this were looked at
-	passes int
+	since     time.Time // leases that expired before this were looked at
+	passes    int       // since the last full pass
+	lastFull  time.Time
+	fullCost  time.Duration
+	doneFirst bool
 }
 
 const (
@@ -42,9 +46,11 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 		limit = 1000
 	}
 	since := r.since
-	if r.passes%fullRescueEvery == 0 {
+	full := !r.doneFirst || r.passes >= fullRescueEvery && time.Since(r.lastFull) >= 20*r.fullCost
+	if full {
 		since = time.Time{}
 	}
+	start := time.Now()
 	for {
 		res, err := r.Store.JobRescue(ctx, limit, since)
 		if err != nil {
@@ -58,7 +64,10 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 			r.OnRequeue()
 		}
 		if res.Requeued+res.Failed+res.Cancelled < limit {
-			r.since, r.passes = res.Now.Add(-rescueMargin), r.passes+1
+			r.since, r.passes, r.doneFirst = res.Now.Add(-rescueMargin), r.passes+1, true
+			if full {
+				r.passes, r.lastFull, r.fullCost = 0, time.Now(), time.Since(start)
+			}
 			return nil
 		}
 	}
