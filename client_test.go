@@ -354,19 +354,7 @@ func TestMaxWorkersBoundsConcurrency(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.start(t)
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				mu.Lock()
-				done := len(runs)
-				mu.Unlock()
-				if done == tc.jobs {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("%d of %d jobs ran", done, tc.jobs)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
+			waitRuns(t, &mu, runs, tc.jobs)
 			if err := b.client.Stop(b.ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -424,19 +412,7 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 	if _, err := b.client.InsertMany(b.ctx, urgent); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(40 * time.Second)
-	for {
-		mu.Lock()
-		done := len(runs)
-		mu.Unlock()
-		if done == backlog+len(urgent) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d jobs ran", done, backlog+len(urgent))
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitRuns(t, &mu, runs, backlog+len(urgent))
 	mu.Lock()
 	defer mu.Unlock()
 	for n, c := range runs {
@@ -448,5 +424,23 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 		if n >= 1000 {
 			t.Fatalf("job %d, inserted before the backlog's last jobs were claimed, ran among the last: %v", n, order[len(order)-10:])
 		}
+	}
+}
+
+// waitRuns waits until runs (guarded by mu) counts n distinct jobs.
+func waitRuns(t *testing.T, mu *sync.Mutex, runs map[int]int, n int) {
+	t.Helper()
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		mu.Lock()
+		done := len(runs)
+		mu.Unlock()
+		if done == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d jobs ran", done, n)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

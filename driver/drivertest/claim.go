@@ -8,17 +8,23 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-var _ = add("ClaimOrder", func(e *env) {
+// claimOrderJobs inserts four jobs whose claim order is b, a, c, d.
+func (e *env) claimOrderJobs() (a, b, c, d *driver.Job) {
 	now := time.Now()
 	mk := func(prio int, ago time.Duration) *driver.InsertParams {
 		p := job("a")
 		p.Priority, p.RunAt = prio, now.Add(-ago)
 		return p
 	}
-	a := e.insert(mk(5, 3*time.Second))
-	b := e.insert(mk(9, time.Second))
-	c := e.insert(mk(5, 2*time.Second))
-	d := e.insert(mk(5, 2*time.Second))
+	a = e.insert(mk(5, 3*time.Second))
+	b = e.insert(mk(9, time.Second))
+	c = e.insert(mk(5, 2*time.Second))
+	d = e.insert(mk(5, 2*time.Second))
+	return a, b, c, d
+}
+
+var _ = add("ClaimOrder", func(e *env) {
+	a, b, c, d := e.claimOrderJobs()
 	got := e.claim(driver.ClaimParams{Max: 2})
 	e.wantIDs(got, b.ID, a.ID)
 	got = e.claim(driver.ClaimParams{Max: 10})
@@ -196,17 +202,10 @@ var _ = add("ClaimByTenant", func(e *env) {
 })
 
 var _ = add("ClaimAfterAPlace", func(e *env) {
-	now := time.Now()
-	mk := func(prio int, ago time.Duration) *driver.InsertParams {
-		p := job("a")
-		p.Priority, p.RunAt = prio, now.Add(-ago)
-		return p
-	}
-	a := e.insert(mk(5, 3*time.Second))
-	b := e.insert(mk(9, time.Second))
-	c := e.insert(mk(5, 2*time.Second))
-	d := e.insert(mk(5, 2*time.Second))
-	f := e.insert(mk(1, 5*time.Second))
+	a, b, c, d := e.claimOrderJobs()
+	last := job("a")
+	last.Priority, last.RunAt = 1, time.Now().Add(-5*time.Second)
+	f := e.insert(last)
 	// Claim order: b, a, c, d, f. After c: d and f only.
 	k := c.Key()
 	e.wantIDs(e.claim(driver.ClaimParams{After: &k}), d.ID, f.ID)
