@@ -30,7 +30,6 @@ type producer struct {
 	floor    *driver.ClaimKey
 	lastHead time.Time
 	headCost time.Duration
-	recheck  time.Time // a head scan is owed at this time (zero: none)
 }
 
 func newProducer(c *Client, queue string, qc QueueConfig) *producer {
@@ -117,33 +116,22 @@ func (p *producer) run(ctx context.Context) {
 				continue // the queue may hold more
 			}
 		}
-		var recheck *time.Timer
-		var recheckC <-chan time.Time
-		if !p.recheck.IsZero() {
-			recheck = time.NewTimer(time.Until(p.recheck))
-			recheckC = recheck.C
-		}
 		select {
 		case <-ctx.Done():
+			return
 		case <-p.wake:
 		case <-poll.C:
-		case <-recheckC:
-		}
-		if recheck != nil {
-			recheck.Stop()
-		}
-		if ctx.Err() != nil {
-			return
 		}
 	}
 }
 
 // headEvery is how long after a scan from the head of the queue the next one
-// is due. Until then claims start after the floor: jobs that land behind it
-// (a higher priority, a promoted or rescued job, a row that was locked) wait
-// at most this long. A head scan costs a millisecond or so, but every entry
-// of an already claimed job that vacuum has not yet removed adds to it, and
-// a long transaction elsewhere keeps them all; the interval grows with the
+// is due. Until then claims start after the floor: a job that lands behind
+// it (a higher priority, a promoted or rescued job, a row that was locked)
+// waits for the first claim after that, which a finished job, an insert or
+// the poll brings. A head scan costs a millisecond or so, but every entry of
+// an already claimed job that vacuum has not yet removed adds to it, and a
+// long transaction elsewhere keeps them all; the interval grows with the
 // cost so that head scans take a twentieth of the time at most.
 func headEvery(cost time.Duration) time.Duration { return 20 * cost }
 
@@ -166,13 +154,8 @@ func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	p.recheck = time.Time{}
 	if head {
 		p.lastHead, p.headCost = time.Now(), time.Since(start)
-	} else if len(jobs) < free {
-		// Nothing more after the floor: look behind it once the head scan
-		// is due, even if no insert wakes the producer by then.
-		p.recheck = p.lastHead.Add(headEvery(p.headCost))
 	}
 	var last *driver.ClaimKey
 	for _, row := range jobs {
