@@ -23,10 +23,11 @@ func scanJob(row pgx.Row) (*driver.Job, error) {
 	)
 	// jsonb is read as bytes: a json.RawMessage target would make pgx parse
 	// each document once more to validate what PostgreSQL already validated.
-	err := row.Scan(&j.ID, &j.Kind, &op, &j.Queue, &j.Tenant, &state, &priority, (*[]byte)(&j.Payload), (*[]byte)(&j.Metadata),
-		&j.Tags, &j.Attempt, &j.MaxRetries, &j.RunAt, &j.CreatedAt, &startedAt, &finishedAt, &j.UpdatedAt,
-		&leaseUntil, &workerID, &heartbeatAt, &progress, &j.ProgressMessage, (*[]byte)(&j.Checkpoint), (*[]byte)(&j.Result),
-		&errs, &key, &j.DependsOn, &workflow, &stg, &j.CancelRequested, &j.RunOnParentFailure)
+	err := row.Scan(&j.ID, &j.Kind, &op, &j.Queue, &j.Tenant, &state, &priority,
+		(*[]byte)(&j.Payload), (*[]byte)(&j.Metadata), &j.Tags, &j.Attempt, &j.MaxRetries, &j.RunAt,
+		&j.CreatedAt, &startedAt, &finishedAt, &j.UpdatedAt, &leaseUntil, &workerID, &heartbeatAt, &progress,
+		&j.ProgressMessage, (*[]byte)(&j.Checkpoint), (*[]byte)(&j.Result), &errs, &key, &j.DependsOn,
+		&workflow, &stg, &j.CancelRequested, &j.RunOnParentFailure)
 	if err != nil {
 		return nil, err
 	}
