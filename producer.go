@@ -177,28 +177,18 @@ func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	return len(jobs), nil
 }
 
-// idleJobGoroutine is how long a job goroutine waits for another job.
-const idleJobGoroutine = 10 * time.Second
-
-// jobLoop executes row, then each job handed to it, until none comes for
-// idleJobGoroutine or the producer stops.
+// jobLoop executes row, then each job handed to it, until the producer
+// stops. A queue keeps at most about MaxWorkers of these: one is started only
+// when no idle one is waiting, and a busy one is a running job.
 func (p *producer) jobLoop(row *JobRow) {
-	idle := time.NewTimer(idleJobGoroutine)
-	defer idle.Stop()
 	for {
 		start := time.Now()
 		p.client.execute(row)
 		p.observe(time.Since(start))
 		p.active.Add(-1)
 		p.wakeUp()
-		idle.Reset(idleJobGoroutine)
 		var ok bool
-		select {
-		case row, ok = <-p.work:
-			if !ok {
-				return
-			}
-		case <-idle.C:
+		if row, ok = <-p.work; !ok {
 			return
 		}
 	}
