@@ -89,9 +89,10 @@ type JobStore interface {
 	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)
 	// JobStats counts jobs by state and kind, and jobs finished recently.
 	JobStats(ctx context.Context) (*Stats, error)
-	// JobPromoteScheduled makes due scheduled jobs pending and answers the
-	// queues that got work.
-	JobPromoteScheduled(ctx context.Context, limit int) ([]string, error)
+	// JobPromoteScheduled makes scheduled jobs due before now and not before
+	// since (zero: any time) pending, and answers the queues that got work
+	// and the database's clock that run_at was compared with.
+	JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (PromoteResult, error)
 }
 
 // Stats are totals over all jobs.

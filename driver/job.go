@@ -235,6 +235,13 @@ type ListParams struct {
 	Limit      int
 }
 
+// PromoteResult is what a promotion of due scheduled jobs did.
+type PromoteResult struct {
+	// Queues has a queue for every job that became pending, repeats included.
+	Queues []string
+	Now    time.Time
+}
+
 // RescueResult counts what the rescuer did.
 type RescueResult struct {
 	Requeued, Failed, Cancelled int

@@ -206,13 +206,17 @@ var _ = add("PromoteScheduled", func(e *env) {
 	if got := e.get(s.ID); got.State != driver.StateScheduled {
 		e.t.Fatalf("job due in a second: %s, want scheduled", got.State)
 	}
-	if queues, err := e.d.JobPromoteScheduled(e.ctx, 100); err != nil || len(queues) != 0 {
-		e.t.Fatalf("promote before due: %v, %v", queues, err)
+	if res, err := e.d.JobPromoteScheduled(e.ctx, 100, time.Time{}); err != nil || len(res.Queues) != 0 {
+		e.t.Fatalf("promote before due: %v, %v", res.Queues, err)
 	}
 	time.Sleep(time.Until(soon.RunAt) + 100*time.Millisecond)
-	queues, err := e.d.JobPromoteScheduled(e.ctx, 100)
-	if err != nil || !slices.Equal(queues, []string{"q1"}) {
-		e.t.Fatalf("promote: %v, %v, want [q1]", queues, err)
+	// Due before since: a bounded pass leaves it.
+	if res, err := e.d.JobPromoteScheduled(e.ctx, 100, time.Now().Add(-50*time.Millisecond)); err != nil || len(res.Queues) != 0 {
+		e.t.Fatalf("promote since after run_at: %v, %v", res.Queues, err)
+	}
+	res, err := e.d.JobPromoteScheduled(e.ctx, 100, time.Now().Add(-time.Minute))
+	if err != nil || !slices.Equal(res.Queues, []string{"q1"}) || !near(res.Now, time.Now(), time.Minute) {
+		e.t.Fatalf("promote: %v at %v, %v, want [q1]", res.Queues, res.Now, err)
 	}
 	e.wantState(s.ID, driver.StatePending)
 	e.wantState(l.ID, driver.StateScheduled)

@@ -52,10 +52,15 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 
 // JobPromoteScheduled makes due jobs pending and settles dependencies whose
 // parents finished (a safety net for races the eager path cannot see).
-func (e executor) JobPromoteScheduled(ctx context.Context, limit int) ([]string, error) {
-	queues, err := collectStrings(e.q.Query(ctx, q("JobPromoteScheduled"), limit))
+func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (driver.PromoteResult, error) {
+	var res driver.PromoteResult
+	if err := e.q.QueryRow(ctx, `SELECT now()`).Scan(&res.Now); err != nil {
+		return res, err
+	}
+	res.Now = res.Now.UTC()
+	queues, err := collectStrings(e.q.Query(ctx, q("JobPromoteScheduled"), limit, since))
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	err = e.inTx(ctx, func(tx executor) error {
 		rows, err := tx.q.Query(ctx, q("DepsSettled"), limit)
@@ -82,7 +87,8 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int) ([]string,
 		queues = append(queues, released...)
 		return err
 	})
-	return queues, err
+	res.Queues = queues
+	return res, err
 }
 
 // DepsOfParents removes and answers the dependency links to parents.

@@ -220,7 +220,7 @@ RETURNING id, state;
 
 -- name: JobPromoteScheduled
 WITH x AS (
-    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= now()
+    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= now() AND run_at >= $2
     ORDER BY run_at LIMIT $1 FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j SET state = 'pending', updated_at = now()

@@ -16,12 +16,9 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 	err := e.inTx(ctx, func(tx executor) error {
 		at, now, nowText := nowArgs()
 		res.Now = fromMicros(at)
-		sinceArg := sql.Named("since", int64(math.MinInt64))
-		if !since.IsZero() {
-			sinceArg = sql.Named("since", since.UnixMicro())
-		}
+		after := sinceArg(since)
 		var err error
-		queues, err = collect(scanString)(tx.wquery(ctx, "JobRescueRequeue", sql.Named("limit", limit), sinceArg, now, nowText))
+		queues, err = collect(scanString)(tx.wquery(ctx, "JobRescueRequeue", sql.Named("limit", limit), after, now, nowText))
 		if err != nil {
 			return err
 		}
@@ -33,7 +30,7 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		rows, err := collect(func(s scanner) (row, error) {
 			var r row
 			return r, s.Scan(&r.id, &r.st)
-		})(tx.wquery(ctx, "JobRescueFinal", sql.Named("limit", limit), sinceArg, now, nowText))
+		})(tx.wquery(ctx, "JobRescueFinal", sql.Named("limit", limit), after, now, nowText))
 		if err != nil || len(rows) == 0 {
 			return err
 		}
@@ -59,12 +56,15 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 
 // JobPromoteScheduled makes due jobs pending and settles dependencies whose
 // parents finished (a safety net; the eager path settles most at once).
-func (e executor) JobPromoteScheduled(ctx context.Context, limit int) ([]string, error) {
+func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (driver.PromoteResult, error) {
+	var res driver.PromoteResult
 	var queues []string
 	err := e.inTx(ctx, func(tx executor) error {
-		_, now, _ := nowArgs()
+		at, now, _ := nowArgs()
+		res.Now = fromMicros(at)
 		var err error
-		queues, err = collect(scanString)(tx.wquery(ctx, "JobPromoteScheduled", sql.Named("limit", limit), now))
+		queues, err = collect(scanString)(tx.wquery(ctx, "JobPromoteScheduled", sql.Named("limit", limit),
+			sinceArg(since), now))
 		if err != nil {
 			return err
 		}
@@ -88,7 +88,16 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int) ([]string,
 		queues = append(queues, released...)
 		return err
 	})
-	return queues, err
+	res.Queues = queues
+	return res, err
+}
+
+// sinceArg is @since in µs; zero is before any time.
+func sinceArg(since time.Time) sql.NamedArg {
+	if since.IsZero() {
+		return sql.Named("since", int64(math.MinInt64))
+	}
+	return sql.Named("since", since.UnixMicro())
 }
 
 // DepsOfParents removes and answers the dependency links to parents.

@@ -192,7 +192,7 @@ RETURNING id, state;
 -- name: JobPromoteScheduled
 UPDATE skiplock_jobs SET state = 'pending', updated_at = @now
 WHERE id IN (
-    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= @now
+    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= @now AND run_at >= @since
     ORDER BY run_at LIMIT @limit)
 RETURNING queue;
 

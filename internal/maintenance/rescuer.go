@@ -9,16 +9,8 @@ import (
 )
 
 // Rescuer returns running jobs whose lease expired: back to pending at once
-// (an attempt spent), failed when none is left.
-//
-// A pass looks only at leases that expired since the previous pass (less
-// rescueMargin). The first pass looks at all, and so does a pass once
-// fullRescueEvery passes and 20 times the last full pass's duration have
-// gone by. A finished job leaves an entry in the lease index until vacuum,
-// and a long transaction elsewhere holds vacuum off: a pass over every
-// expired lease would walk millions of them each time. What a bounded pass
-// can miss (a row another statement had locked when its lease expired) the
-// next full pass finds.
+// (an attempt spent), failed when none is left. A pass looks back only to
+// the previous one (see lookback).
 type Rescuer struct {
 	Store    driver.JobStore
 	Interval time.Duration
@@ -27,17 +19,8 @@ type Rescuer struct {
 	OnRequeue func()
 	Logger    *slog.Logger
 
-	since     time.Time // leases that expired before this were looked at
-	passes    int       // since the last full pass
-	lastFull  time.Time
-	fullCost  time.Duration
-	doneFirst bool
+	lookback lookback
 }
-
-const (
-	fullRescueEvery = 30
-	rescueMargin    = 10 * time.Second
-)
 
 // RunOnce rescues until no expired lease is left.
 func (r *Rescuer) RunOnce(ctx context.Context) error {
@@ -45,11 +28,7 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 	if limit <= 0 {
 		limit = 1000
 	}
-	since := r.since
-	full := !r.doneFirst || r.passes >= fullRescueEvery && time.Since(r.lastFull) >= 20*r.fullCost
-	if full {
-		since = time.Time{}
-	}
+	since, full := r.lookback.pass()
 	start := time.Now()
 	for {
 		res, err := r.Store.JobRescue(ctx, limit, since)
@@ -64,10 +43,7 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 			r.OnRequeue()
 		}
 		if res.Requeued+res.Failed+res.Cancelled < limit {
-			r.since, r.passes, r.doneFirst = res.Now.Add(-rescueMargin), r.passes+1, true
-			if full {
-				r.passes, r.lastFull, r.fullCost = 0, time.Now(), time.Since(start)
-			}
+			r.lookback.done(full, start, res.Now)
 			return nil
 		}
 	}

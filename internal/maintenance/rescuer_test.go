@@ -51,22 +51,22 @@ func TestRescuerLooksBackToThePreviousPassAndInFullNowAndThen(t *testing.T) {
 	}
 	// A pass that fills its batches goes on with the same bound.
 	s.full = 2
-	want := s.now.Add(-2 * time.Second).Add(-rescueMargin)
+	want := s.now.Add(-2 * time.Second).Add(-lookbackMargin)
 	if since := pass(); !since.Equal(want) || len(s.sinces) != 3 {
 		t.Fatalf("second pass since %v in %d calls, want %v in 3", since, len(s.sinces), want)
 	}
-	for i := 2; i <= fullRescueEvery; i++ {
+	for i := 2; i <= fullPassEvery; i++ {
 		if since := pass(); since.IsZero() {
 			t.Fatalf("pass %d looked at every lease", i+1)
 		}
 	}
 	time.Sleep(time.Millisecond) // more than 20x the fake store's full pass
 	if since := pass(); !since.IsZero() {
-		t.Fatalf("pass %d since %v, want a full pass", fullRescueEvery+2, since)
+		t.Fatalf("pass %d since %v, want a full pass", fullPassEvery+2, since)
 	}
 	// A full pass that took long spaces the next ones out.
-	r.fullCost = time.Hour
-	for i := 0; i < 2*fullRescueEvery; i++ {
+	r.lookback.fullCost = time.Hour
+	for i := 0; i < 2*fullPassEvery; i++ {
 		if since := pass(); since.IsZero() {
 			t.Fatalf("a full pass %d passes after one that took an hour", i+1)
 		}

@@ -9,12 +9,15 @@ import (
 )
 
 // Scheduler makes due scheduled jobs pending and releases waiting jobs whose
-// parents all completed.
+// parents all completed. A pass looks back only to the previous one (see
+// lookback).
 type Scheduler struct {
 	Store    driver.Executor
 	Interval time.Duration
 	Limit    int
 	Logger   *slog.Logger
+
+	lookback lookback
 }
 
 // RunOnce promotes until nothing due is left, and wakes the queues that got
@@ -24,17 +27,20 @@ func (s *Scheduler) RunOnce(ctx context.Context) error {
 	if limit <= 0 {
 		limit = 5000
 	}
+	since, full := s.lookback.pass()
+	start := time.Now()
 	for {
-		queues, err := s.Store.JobPromoteScheduled(ctx, limit)
+		res, err := s.Store.JobPromoteScheduled(ctx, limit, since)
 		if err != nil {
 			return err
 		}
-		if len(queues) > 0 {
-			if err := s.Store.QueueNotify(ctx, distinct(queues)); err != nil {
+		if len(res.Queues) > 0 {
+			if err := s.Store.QueueNotify(ctx, distinct(res.Queues)); err != nil {
 				return err
 			}
 		}
-		if len(queues) < limit {
+		if len(res.Queues) < limit {
+			s.lookback.done(full, start, res.Now)
 			return nil
 		}
 	}
