@@ -24,6 +24,8 @@ type Client struct {
 	// policies are the lease, timeout and backoff of each worker's kind,
 	// settled once: worker options, then contract, then config.
 	policies map[string]kindPolicy
+	// claimPlaces are where Claim's claims (HTTP workers) ended.
+	claimPlaces claimPlaces
 
 	mu        sync.Mutex
 	started   bool

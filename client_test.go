@@ -444,3 +444,47 @@ func waitRuns(t *testing.T, mu *sync.Mutex, runs map[int]int, n int) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Claims through Client.Claim (the HTTP workers' path) also start where the
+// last one ended; a job that lands before that place is still claimed.
+func TestExternalClaimsReachJobsBehindTheirPlace(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(context.Context, *skiplock.Job[sleepArgs]) error { return nil }, nil)
+	claim := func() []*skiplock.JobRow {
+		t.Helper()
+		jobs, err := b.client.Claim(b.ctx, skiplock.ClaimParams{Queue: "other", WorkerID: "w", Max: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return jobs
+	}
+	insert := func(n, prio int) int64 {
+		t.Helper()
+		res, err := b.client.Insert(b.ctx, sleepArgs{N: n}, &skiplock.InsertOpts{Queue: "other", Priority: skiplock.Int(prio)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Job.ID
+	}
+	insert(1, 1)
+	if got := claim(); len(got) != 1 {
+		t.Fatalf("claimed %d jobs, want 1", len(got))
+	}
+	urgent := insert(2, 9) // before the place: a higher priority
+	seen := map[int64]int{}
+	deadline := time.Now().Add(10 * time.Second)
+	for seen[urgent] == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d before the claim place never claimed", urgent)
+		}
+		for _, j := range claim() {
+			seen[j.ID]++
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("job %d claimed %d times", id, n)
+		}
+	}
+}

@@ -42,8 +42,8 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	if lease == 0 {
 		lease = c.config.Lease
 	}
-	return c.driver.JobClaim(ctx, driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max,
-		Kinds: p.Kinds, DefaultLease: lease, Tenant: p.Tenant})
+	return c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds).claim(ctx, c.driver, driver.ClaimParams{Queue: p.Queue,
+		WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds, DefaultLease: lease, Tenant: p.Tenant})
 }
 
 // held fences a report of workerID on job id: the job must be running

@@ -23,13 +23,8 @@ type producer struct {
 	work chan *JobRow
 	// jobNanos is a moving average of how long this queue's jobs run.
 	jobNanos atomic.Int64
-
-	// Claims start after floor, where the last claim ended, and from the
-	// head of the queue only every headEvery(headCost). Only run touches
-	// these.
-	floor    *driver.ClaimKey
-	lastHead time.Time
-	headCost time.Duration
+	// place is where the queue's last claim ended.
+	place claimPlace
 }
 
 func newProducer(c *Client, queue string, qc QueueConfig) *producer {
@@ -125,46 +120,19 @@ func (p *producer) run(ctx context.Context) {
 	}
 }
 
-// headEvery is how long after a scan from the head of the queue the next one
-// is due. Until then claims start after the floor: a job that lands behind
-// it (a higher priority, a promoted or rescued job, a row that was locked)
-// waits for the first claim after that, which a finished job, an insert or
-// the poll brings. A head scan costs a millisecond or so, but every entry of
-// an already claimed job that vacuum has not yet removed adds to it, and a
-// long transaction elsewhere keeps them all; the interval grows with the
-// cost so that head scans take a twentieth of the time at most.
-func headEvery(cost time.Duration) time.Duration { return 20 * cost }
-
 func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	if ctx.Err() != nil {
 		return 0, nil
 	}
 	params := p.claim
 	params.Max = free
-	head := p.floor == nil || time.Since(p.lastHead) >= headEvery(p.headCost)
-	if !head {
-		params.After = p.floor
-	}
 	// Not ctx: a claim cut off after its commit would strand the jobs
 	// until their leases expire.
 	claimCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	start := time.Now()
-	jobs, err := p.client.driver.JobClaim(claimCtx, params)
+	jobs, err := p.place.claim(claimCtx, p.client.driver, params)
 	if err != nil {
 		return 0, err
-	}
-	if head {
-		p.lastHead, p.headCost = time.Now(), time.Since(start)
-	}
-	var last *driver.ClaimKey
-	for _, row := range jobs {
-		if k := row.Key(); last == nil || last.Before(k) {
-			last = &k
-		}
-	}
-	if last != nil {
-		p.floor = last
 	}
 	for _, row := range jobs {
 		p.active.Add(1)

@@ -1,0 +1,93 @@
+package skiplock
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// claimPlace remembers where the claims of one queue (and one set of kinds
+// and tenant) ended. Claims start after that place, and from the head of the
+// queue again once headEvery has passed since the last head claim.
+type claimPlace struct {
+	mu       sync.Mutex
+	floor    *driver.ClaimKey
+	lastHead time.Time
+	headCost time.Duration
+}
+
+// headEvery is how long after a claim from the head of the queue the next
+// one is due. Until then claims start after the place: a job that lands
+// before it (a higher priority, a promoted or rescued job, a row that was
+// locked) waits for the first claim after that. A head claim costs a
+// millisecond or so, but every entry of an already claimed job that vacuum
+// has not yet removed adds to it, and a long transaction elsewhere keeps
+// them all; the interval grows with the cost so that head claims take a
+// twentieth of the time at most.
+func headEvery(cost time.Duration) time.Duration { return 20 * cost }
+
+// claim claims through drv with p, starting after the place unless a head
+// claim is due, and moves the place to the last job claimed.
+func (cp *claimPlace) claim(ctx context.Context, drv driver.JobStore, p driver.ClaimParams) ([]*JobRow, error) {
+	cp.mu.Lock()
+	head := cp.floor == nil || time.Since(cp.lastHead) >= headEvery(cp.headCost)
+	if !head {
+		p.After = cp.floor
+	}
+	cp.mu.Unlock()
+	start := time.Now()
+	jobs, err := drv.JobClaim(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var last *driver.ClaimKey
+	for _, row := range jobs {
+		if k := row.Key(); last == nil || last.Before(k) {
+			last = &k
+		}
+	}
+	cp.mu.Lock()
+	if head {
+		cp.lastHead, cp.headCost = time.Now(), time.Since(start)
+	}
+	if last != nil {
+		cp.floor = last
+	}
+	cp.mu.Unlock()
+	return jobs, nil
+}
+
+// claimPlaces are the places of the claims made through Client.Claim (the
+// HTTP workers), by queue, tenant and kinds. Past maxClaimPlaces the map
+// starts over: a forgotten place costs one claim from the head.
+type claimPlaces struct {
+	mu     sync.Mutex
+	places map[string]*claimPlace
+}
+
+const maxClaimPlaces = 1024
+
+func (cps *claimPlaces) of(queue string, tenant *string, kinds []string) *claimPlace {
+	k := slices.Clone(kinds)
+	slices.Sort(k)
+	t := "\x00" // no tenant scope
+	if tenant != nil {
+		t = *tenant
+	}
+	key := queue + "\x00" + t + "\x00" + strings.Join(k, "\x00")
+	cps.mu.Lock()
+	defer cps.mu.Unlock()
+	if cps.places == nil || len(cps.places) >= maxClaimPlaces && cps.places[key] == nil {
+		cps.places = map[string]*claimPlace{}
+	}
+	cp := cps.places[key]
+	if cp == nil {
+		cp = &claimPlace{}
+		cps.places[key] = cp
+	}
+	return cp
+}
