@@ -24,6 +24,24 @@ const (
 	lookbackMargin = 10 * time.Second
 )
 
+// run makes one pass: batch handles up to limit rows due since the bound
+// and answers how many it handled and the database's clock; batches repeat
+// until one comes back short.
+func (l *lookback) run(limit int, batch func(since time.Time) (int, time.Time, error)) error {
+	since, full := l.pass()
+	start := time.Now()
+	for {
+		n, dbNow, err := batch(since)
+		if err != nil {
+			return err
+		}
+		if n < limit {
+			l.done(full, start, dbNow)
+			return nil
+		}
+	}
+}
+
 // pass answers the bound of the next pass (zero: everything) and whether it
 // is a full pass.
 func (l *lookback) pass() (since time.Time, full bool) {

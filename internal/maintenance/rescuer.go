@@ -28,25 +28,21 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 	if limit <= 0 {
 		limit = 1000
 	}
-	since, full := r.lookback.pass()
-	start := time.Now()
-	for {
+	return r.lookback.run(limit, func(since time.Time) (int, time.Time, error) {
 		res, err := r.Store.JobRescue(ctx, limit, since)
 		if err != nil {
-			return err
+			return 0, time.Time{}, err
 		}
-		if res.Requeued+res.Failed+res.Cancelled > 0 {
+		n := res.Requeued + res.Failed + res.Cancelled
+		if n > 0 {
 			orLogger(r.Logger).Info("rescued jobs with expired leases", "requeued", res.Requeued,
 				"failed", res.Failed, "cancelled", res.Cancelled)
 		}
 		if res.Requeued > 0 && r.OnRequeue != nil {
 			r.OnRequeue()
 		}
-		if res.Requeued+res.Failed+res.Cancelled < limit {
-			r.lookback.done(full, start, res.Now)
-			return nil
-		}
-	}
+		return n, res.Now, nil
+	})
 }
 
 // Run rescues every Interval until ctx ends.

@@ -27,23 +27,18 @@ func (s *Scheduler) RunOnce(ctx context.Context) error {
 	if limit <= 0 {
 		limit = 5000
 	}
-	since, full := s.lookback.pass()
-	start := time.Now()
-	for {
+	return s.lookback.run(limit, func(since time.Time) (int, time.Time, error) {
 		res, err := s.Store.JobPromoteScheduled(ctx, limit, since)
 		if err != nil {
-			return err
+			return 0, time.Time{}, err
 		}
 		if len(res.Queues) > 0 {
 			if err := s.Store.QueueNotify(ctx, distinct(res.Queues)); err != nil {
-				return err
+				return 0, time.Time{}, err
 			}
 		}
-		if len(res.Queues) < limit {
-			s.lookback.done(full, start, res.Now)
-			return nil
-		}
-	}
+		return len(res.Queues), res.Now, nil
+	})
 }
 
 // Run promotes every Interval until ctx ends.
