@@ -17,7 +17,7 @@ func init() { extraCommands = append(extraCommands, newBenchCmd) }
 
 func newBenchCmd(g *globals) *cobra.Command {
 	o := bench.Options{}
-	var cpuProfile string
+	var cpuProfile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure throughput and latency in a fresh schema (or temporary SQLite file)",
@@ -58,6 +58,14 @@ percentiles), insert (bulk insert rate). The last stdout line is
 				}
 				defer pprof.StopCPUProfile()
 			}
+			if memProfile != "" {
+				f, err := os.Create(memProfile)
+				if err != nil {
+					return usagef("--memprofile: %v", err)
+				}
+				defer f.Close()
+				defer func() { _ = pprof.Lookup("allocs").WriteTo(f, 0) }()
+			}
 			res, err := bench.Run(cmd.Context(), o)
 			if err != nil {
 				return fmt.Errorf("bench %s: %w", o.Mode, err)
@@ -83,5 +91,6 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	f.StringVar(&o.TableOptions, "table-options", "", "PostgreSQL: storage parameters for the hot table, e.g. autovacuum_vacuum_scale_factor=0")
 	f.BoolVar(&o.Keep, "keep", false, "keep the bench schema or file")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	f.StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end")
 	return cmd
 }

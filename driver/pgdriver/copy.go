@@ -15,6 +15,8 @@ type copySource struct {
 	ids  []int64
 	i    int
 	now  time.Time
+	// row is reused: COPY encodes each row before it asks for the next.
+	row []any
 }
 
 func (s *copySource) Next() bool {
@@ -41,9 +43,10 @@ func (s *copySource) Values() ([]any, error) {
 	if tags == nil {
 		tags = []string{}
 	}
-	return []any{s.ids[s.i-1], p.Kind, nullString(p.Op), p.Queue, p.Tenant, string(state), int16(p.Priority),
+	s.row = append(s.row[:0], s.ids[s.i-1], p.Kind, nullString(p.Op), p.Queue, p.Tenant, string(state), int16(p.Priority),
 		jsonOr(p.Payload, "{}"), jsonOr(p.Metadata, "{}"), tags, int32(p.MaxRetries), runAt,
-		nullString(p.WorkflowID), nullString(p.Stage)}, nil
+		nullString(p.WorkflowID), nullString(p.Stage))
+	return s.row, nil
 }
 
 func (s *copySource) Err() error { return nil }
