@@ -1,8 +1,12 @@
 package skiplock
 
 import (
+	"context"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
 func TestClaimPlacesKeyByQueueTenantAndKindSet(t *testing.T) {
@@ -26,3 +30,57 @@ func TestClaimPlacesKeyByQueueTenantAndKindSet(t *testing.T) {
 		t.Fatalf("%d places kept, at most %d", n, maxClaimPlaces)
 	}
 }
+
+// A client that stops while a job's insert-and-start is in flight hands the
+// job back: pending, its attempt unspent, for another worker to claim.
+func TestInsertStartedAfterStopIsHandedBack(t *testing.T) {
+	t.Parallel()
+	drv, _ := pgtest.Schema(t)
+	workers := NewWorkers()
+	MustAddWorker(workers, WorkFunc[startArgs](func(context.Context, *Job[startArgs]) error { return nil }))
+	c, err := NewClient(drv, &Config{Workers: workers, FetchPollInterval: 20 * time.Millisecond,
+		Queues: map[string]QueueConfig{"default": {MaxWorkers: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.insertParams(startArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prod *producer
+	for prod == nil {
+		if prod = c.startsAtInsert(p); prod == nil {
+			if ctx.Err() != nil {
+				t.Fatal("the idle client never offered to start an insert")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.insertAndStart(ctx, prod, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := drv.JobGet(ctx, res.Job.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.State != StatePending || j.Attempt != 0 || res.Job.State != StatePending {
+		t.Fatalf("job inserted as the client stopped: state %s attempt %d (answered %s), want pending attempt 0",
+			j.State, j.Attempt, res.Job.State)
+	}
+	if n := prod.active.Load(); n != 0 {
+		t.Fatalf("%d slots still taken", n)
+	}
+}
+
+type startArgs struct{}
+
+func (startArgs) Kind() string { return "start" }

@@ -488,3 +488,101 @@ func TestExternalClaimsReachJobsBehindTheirPlace(t *testing.T) {
 		}
 	}
 }
+
+// waitStartsAtInsert inserts no-op jobs until one starts at its insert (the
+// client's first claim found the queue empty and its slot is free).
+func waitStartsAtInsert(t *testing.T, b *testBundle) *skiplock.InsertResult {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := b.client.Insert(b.ctx, sleepArgs{N: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Job.State == skiplock.StateRunning {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no insert started its job on an idle client")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A job inserted through a client that works its queue, with a free slot
+// and nothing pending, starts there at once: no wake-up, no claim.
+func TestInsertStartsTheJobOnAnIdleClient(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	runs := map[int]int{}
+	release := make(chan struct{})
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 1 {
+			<-release
+		}
+		mu.Lock()
+		runs[j.Args.N]++
+		mu.Unlock()
+		return nil
+	}, func(c *skiplock.Config) { c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 1}} })
+	b.start(t)
+	first := waitStartsAtInsert(t, b)
+	if j := first.Job; j.WorkerID != b.client.ID() || j.Attempt != 1 || j.LeaseUntil == nil {
+		t.Fatalf("started at insert: worker %q (client %q) attempt %d lease %v", j.WorkerID, b.client.ID(), j.Attempt, j.LeaseUntil)
+	}
+	waitState(t, b, first.Job.ID, skiplock.StateCompleted)
+
+	// The only slot taken by a job that waits, so the next insert is
+	// claimed like any other job once the slot frees.
+	held, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, b, held.Job.ID, skiplock.StateRunning)
+	second, err := b.client.Insert(b.ctx, sleepArgs{N: 2}, nil)
+	if err != nil || second.Job.State != skiplock.StatePending {
+		t.Fatalf("insert with no free slot: %+v, %v", second.Job, err)
+	}
+	close(release)
+	for _, id := range []int64{held.Job.ID, second.Job.ID} {
+		waitState(t, b, id, skiplock.StateCompleted)
+	}
+
+	// A paused queue starts nothing, at insert or later, until resumed.
+	if err := b.client.QueuePause(b.ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	paused, err := b.client.Insert(b.ctx, sleepArgs{N: 4}, nil)
+	if err != nil || paused.Job.State != skiplock.StatePending || paused.Job.WorkerID != "" {
+		t.Fatalf("insert into a paused queue: %+v, %v", paused.Job, err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	ran := runs[4]
+	mu.Unlock()
+	if ran != 0 {
+		t.Fatal("a job of a paused queue ran")
+	}
+	if err := b.client.QueueResume(b.ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, b, paused.Job.ID, skiplock.StateCompleted)
+
+	// Jobs due later, or with an idempotency key, take the usual path.
+	later, err := b.client.Insert(b.ctx, sleepArgs{N: 5}, &skiplock.InsertOpts{Delay: time.Hour})
+	if err != nil || later.Job.State != skiplock.StateScheduled {
+		t.Fatalf("insert due later: %+v, %v", later.Job, err)
+	}
+	keyed, err := b.client.Insert(b.ctx, sleepArgs{N: 6}, &skiplock.InsertOpts{IdempotencyKey: "k6"})
+	if err != nil || keyed.Job.State != skiplock.StatePending {
+		t.Fatalf("insert with a key: %+v, %v", keyed.Job, err)
+	}
+	waitState(t, b, keyed.Job.ID, skiplock.StateCompleted)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, n := range []int{1, 2, 4, 6} {
+		if runs[n] != 1 {
+			t.Fatalf("job %d ran %d times", n, runs[n])
+		}
+	}
+}

@@ -98,13 +98,15 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
 }
 
-// handBack returns a job cancelled by shutdown to pending, attempt unspent.
-func (c *Client) handBack(run *runningJob) {
+// handBack returns a job cancelled by shutdown to pending, attempt unspent,
+// and answers it as it is now (nil if that failed: its lease runs out).
+func (c *Client) handBack(run *runningJob) *JobRow {
 	defer c.running.remove(run.row.ID, run.row.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now()})
+	j, err := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now()})
 	c.logOutcome(run, "handed back", err)
+	return j
 }
 
 // completeWithNext completes the job and inserts its next stages in one

@@ -70,12 +70,64 @@ func (c *Client) insertOn(ctx context.Context, exec driver.Executor, args JobArg
 	if err != nil {
 		return nil, err
 	}
+	if committed {
+		if prod := c.startsAtInsert(p); prod != nil {
+			return c.insertAndStart(ctx, prod, p)
+		}
+	}
 	res, err := exec.JobInsertMany(ctx, []*driver.InsertParams{p})
 	if err != nil {
 		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
 	}
 	c.wake.insertDone(exec, []string{p.Queue}, committed)
 	return &InsertResult{Job: res[0].Job, Duplicate: res[0].Duplicate}, nil
+}
+
+// startsAtInsert answers the producer that will run p as soon as it is
+// inserted, its slot reserved, or nil. A job starts at its insert when this
+// client works its queue and kind and has a free slot and no backlog there,
+// and the job is plain (no key, no dependencies) and due now: it then skips
+// the wake-up and the claim, a round trip to the database.
+func (c *Client) startsAtInsert(p *driver.InsertParams) *producer {
+	if !p.Plain() || p.Paused || !p.RunAt.IsZero() && p.RunAt.After(time.Now()) {
+		return nil
+	}
+	ps := c.producers.Load()
+	if ps == nil {
+		return nil
+	}
+	prod := (*ps)[p.Queue]
+	if prod == nil || !prod.works(p.Kind) || !prod.reserve() {
+		return nil
+	}
+	return prod
+}
+
+// insertAndStart inserts p running on this client, in the slot reserved on
+// prod, and hands it to a job goroutine. A job that the database did not
+// start (its queue is paused) waits for a claim like any other.
+func (c *Client) insertAndStart(ctx context.Context, prod *producer, p *driver.InsertParams) (*InsertResult, error) {
+	row, err := c.driver.JobInsertStart(ctx, p, driver.StartParams{WorkerID: c.config.ID, Lease: c.policies[p.Kind].lease})
+	if err != nil {
+		prod.release()
+		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
+	}
+	// The caller gets its own copy: the job goroutine owns row.
+	res := &InsertResult{Job: new(JobRow)}
+	*res.Job = *row
+	if row.State != StateRunning || row.WorkerID != c.config.ID {
+		prod.release()
+		c.wake.insertDone(c.driver, []string{p.Queue}, true)
+		return res, nil
+	}
+	if !prod.startInserted(row) {
+		// The client stopped while the insert was in flight.
+		prod.active.Add(-1)
+		if back := c.handBack(&runningJob{client: c, row: row}); back != nil {
+			*res.Job = *back
+		}
+	}
+	return res, nil
 }
 
 // InsertMany enqueues many jobs at once (COPY on PostgreSQL) and answers

@@ -2,6 +2,8 @@ package skiplock
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +27,13 @@ type producer struct {
 	jobNanos atomic.Int64
 	// place is where the queue's last claim ended.
 	place claimPlace
+	// idle is set while the last claim left slots free: as far as this
+	// producer knows, the queue has no pending job waiting for a slot.
+	idle atomic.Bool
+	// mu orders jobs started at their insert (startInserted) before run's
+	// end: once stopped, no job starts.
+	mu      sync.Mutex
+	stopped bool
 }
 
 func newProducer(c *Client, queue string, qc QueueConfig) *producer {
@@ -72,7 +81,12 @@ func (p *producer) wakeUp() {
 }
 
 func (p *producer) run(ctx context.Context) {
-	defer close(p.work) // idle job goroutines end; busy ones after their job
+	defer func() {
+		p.mu.Lock()
+		p.stopped = true
+		p.mu.Unlock()
+		close(p.work) // idle job goroutines end; busy ones after their job
+	}()
 	poll := time.NewTicker(p.client.config.FetchPollInterval)
 	defer poll.Stop()
 	var last time.Time
@@ -107,6 +121,7 @@ func (p *producer) run(ctx context.Context) {
 				p.client.log.Warn("claim jobs", "queue", p.queue, "error", err)
 			}
 			backlogged = err == nil && n == free
+			p.idle.Store(err == nil && n < free)
 			if backlogged {
 				continue // the queue may hold more
 			}
@@ -117,6 +132,56 @@ func (p *producer) run(ctx context.Context) {
 		case <-p.wake:
 		case <-poll.C:
 		}
+	}
+}
+
+// works reports whether the producer claims jobs of kind.
+func (p *producer) works(kind string) bool { return slices.Contains(p.claim.Kinds, kind) }
+
+// reserve takes a slot for a job to start at its insert. It refuses while
+// the producer has a backlog, so that an insert never starts ahead of
+// pending jobs that this producer is about to claim, and when no slot is
+// free.
+func (p *producer) reserve() bool {
+	if !p.idle.Load() {
+		return false
+	}
+	for {
+		n := p.active.Load()
+		if n >= int64(p.maxWorkers) {
+			return false
+		}
+		if p.active.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release gives back a slot that reserve took for a job that did not start.
+func (p *producer) release() {
+	p.active.Add(-1)
+	p.wakeUp()
+}
+
+// startInserted runs row, a job started at its insert in a reserved slot.
+// It answers false once the producer has stopped: then the job must be
+// handed back.
+func (p *producer) startInserted(row *JobRow) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return false
+	}
+	p.hand(row)
+	return true
+}
+
+// hand gives row, whose slot is taken, to an idle job goroutine or a new one.
+func (p *producer) hand(row *JobRow) {
+	select {
+	case p.work <- row:
+	default:
+		p.client.jobsWG.Go(func() { p.jobLoop(row) })
 	}
 }
 
@@ -136,11 +201,7 @@ func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	}
 	for _, row := range jobs {
 		p.active.Add(1)
-		select {
-		case p.work <- row:
-		default:
-			p.client.jobsWG.Go(func() { p.jobLoop(row) })
-		}
+		p.hand(row)
 	}
 	return len(jobs), nil
 }

@@ -63,6 +63,12 @@ type JobStore interface {
 	// PostgreSQL) and answers their ids in order.
 	JobInsertFast(ctx context.Context, jobs []*InsertParams) ([]int64, error)
 	JobClaim(ctx context.Context, p ClaimParams) ([]*Job, error)
+	// JobInsertStart inserts one plain job (no idempotency key, no
+	// dependencies) and starts it at once for start.WorkerID, as a claim
+	// would: running, attempt 1, leased for start.Lease. A job due later,
+	// inserted paused, or in a paused queue is inserted as JobInsertMany
+	// would insert it; its State tells which happened.
+	JobInsertStart(ctx context.Context, job *InsertParams, start StartParams) (*Job, error)
 	JobHeartbeat(ctx context.Context, p HeartbeatParams) ([]HeartbeatResult, error)
 	// JobCompleteMany finishes held jobs and answers the ids it finished;
 	// the others had lost their lease. A job asked to cancel ends cancelled.

@@ -129,6 +129,17 @@ type InsertResult struct {
 	Duplicate bool
 }
 
+// StartParams name the worker that starts a job as it is inserted
+// (JobInsertStart), and its lease.
+type StartParams struct {
+	WorkerID string
+	Lease    time.Duration
+}
+
+// Plain reports whether a job can take JobInsertStart or JobInsertFast: no
+// idempotency key, no dependencies.
+func (p *InsertParams) Plain() bool { return p.IdempotencyKey == "" && len(p.DependsOn) == 0 }
+
 // ClaimParams asks for up to Max pending jobs of one queue.
 type ClaimParams struct {
 	Queue    string

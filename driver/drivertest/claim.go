@@ -215,3 +215,63 @@ var _ = add("ClaimAfterAPlace", func(e *env) {
 	// What lies before the place is left for a claim from the head.
 	e.wantIDs(e.claim(driver.ClaimParams{}), b.ID, a.ID, c.ID)
 })
+
+var _ = add("InsertStart", func(e *env) {
+	start := driver.StartParams{WorkerID: "w1", Lease: time.Hour}
+	insertStart := func(p *driver.InsertParams) *driver.Job {
+		e.t.Helper()
+		j, err := e.d.JobInsertStart(e.ctx, p, start)
+		if err != nil {
+			e.t.Fatalf("JobInsertStart: %v", err)
+		}
+		return j
+	}
+	p := job("a")
+	p.Payload = json.RawMessage(`{"n":1}`)
+	j := insertStart(p)
+	if j.State != driver.StateRunning || j.Attempt != 1 || j.WorkerID != "w1" || j.StartedAt == nil ||
+		j.HeartbeatAt == nil || j.LeaseUntil == nil || !near(*j.LeaseUntil, time.Now().Add(time.Hour), 10*time.Second) ||
+		string(j.Payload) != `{"n": 1}` && string(j.Payload) != `{"n":1}` {
+		e.t.Fatalf("started job: state %s attempt %d worker %q started %v lease %v payload %s", j.State, j.Attempt,
+			j.WorkerID, j.StartedAt, j.LeaseUntil, j.Payload)
+	}
+	if got := e.claim(driver.ClaimParams{}); len(got) != 0 {
+		e.t.Fatalf("claimed %v, a job that started at its insert", ids(got))
+	}
+	// The job is held like a claimed one: its holder completes it.
+	done, err := e.d.JobCompleteMany(e.ctx, []driver.CompleteParams{{HeldJob: held(j)}})
+	if err != nil || len(done) != 1 {
+		e.t.Fatalf("complete a started job: %v, %v", done, err)
+	}
+
+	later := job("a")
+	later.RunAt = time.Now().Add(time.Hour)
+	if j := insertStart(later); j.State != driver.StateScheduled || j.WorkerID != "" || j.Attempt != 0 {
+		e.t.Fatalf("due later: state %s worker %q attempt %d, want scheduled", j.State, j.WorkerID, j.Attempt)
+	}
+	paused := job("a")
+	paused.Paused = true
+	if j := insertStart(paused); j.State != driver.StatePaused || j.WorkerID != "" {
+		e.t.Fatalf("inserted paused: state %s worker %q", j.State, j.WorkerID)
+	}
+	if err := e.d.QueuePause(e.ctx, "default"); err != nil {
+		e.t.Fatal(err)
+	}
+	pending := insertStart(job("a"))
+	if pending.State != driver.StatePending || pending.WorkerID != "" || pending.LeaseUntil != nil || pending.Attempt != 0 {
+		e.t.Fatalf("queue paused: state %s worker %q lease %v", pending.State, pending.WorkerID, pending.LeaseUntil)
+	}
+	if err := e.d.QueueResume(e.ctx, "default"); err != nil {
+		e.t.Fatal(err)
+	}
+	e.wantIDs(e.claim(driver.ClaimParams{}), pending.ID)
+
+	keyed := job("a")
+	keyed.IdempotencyKey = "k"
+	if _, err := e.d.JobInsertStart(e.ctx, keyed, start); err == nil {
+		e.t.Fatal("JobInsertStart took a job with an idempotency key")
+	}
+	if got := e.claim(driver.ClaimParams{}); len(got) != 0 {
+		e.t.Fatalf("a refused insert left jobs %v", ids(got))
+	}
+})

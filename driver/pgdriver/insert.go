@@ -37,6 +37,23 @@ func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams
 	return out, err
 }
 
+func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, start driver.StartParams) (*driver.Job, error) {
+	if !p.Plain() {
+		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key or dependencies", p.Kind)
+	}
+	var runAt *time.Time
+	if !p.RunAt.IsZero() {
+		runAt = &p.RunAt
+	}
+	tags := p.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return scanOne(e.q.QueryRow(ctx, q("JobInsertStart"), p.Kind, p.Op, p.Queue, p.Tenant, p.Paused,
+		p.Priority, jsonOr(p.Payload, "{}"), jsonOr(p.Metadata, "{}"), tags, p.MaxRetries, runAt,
+		p.WorkflowID, p.Stage, p.RunOnParentFailure, start.WorkerID, secs(start.Lease)))
+}
+
 func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertParams, out []driver.InsertResult) error {
 	if len(jobs) == 1 {
 		j, err := scanOne(e.q.QueryRow(ctx, q("JobInsert"), insertArgs(jobs[0], false)...))

@@ -12,6 +12,28 @@ VALUES ($1, nullif($2, ''), $3, $4,
 ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING {{cols}};
 
+-- name: JobInsertStart
+-- A plain job that starts at once for worker $15 (lease $16 seconds), as a
+-- claim would start it, unless it is due later, paused, or its queue paused.
+WITH s AS (
+    SELECT CASE WHEN $5::boolean THEN 'paused'
+                WHEN coalesce($11::timestamptz, now()) > now() THEN 'scheduled'
+                WHEN EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $3 AND q.paused) THEN 'pending'
+                ELSE 'running' END AS state
+)
+INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
+    max_retries, run_at, workflow_id, stage, run_on_parent_failure,
+    attempt, worker_id, started_at, heartbeat_at, lease_until)
+SELECT $1, nullif($2, ''), $3, $4, s.state, $6, $7, $8, $9, $10, coalesce($11::timestamptz, now()),
+    nullif($12, ''), nullif($13, ''), $14,
+    CASE WHEN s.state = 'running' THEN 1 ELSE 0 END,
+    CASE WHEN s.state = 'running' THEN $15::text END,
+    CASE WHEN s.state = 'running' THEN now() END,
+    CASE WHEN s.state = 'running' THEN now() END,
+    CASE WHEN s.state = 'running' THEN now() + make_interval(secs => $16::float8) END
+FROM s
+RETURNING {{cols}};
+
 -- name: JobByKey
 SELECT {{cols}} FROM skiplock_jobs WHERE tenant = $1 AND idempotency_key = $2;
 

@@ -26,6 +26,26 @@ func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams
 	return out, err
 }
 
+func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, start driver.StartParams) (*driver.Job, error) {
+	if !p.Plain() {
+		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key or dependencies", p.Kind)
+	}
+	var j *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		_, now, _ := nowArgs()
+		var err error
+		j, err = scanOne(tx.wquery(ctx, "JobInsertStart", sql.Named("kind", p.Kind), sql.Named("op", p.Op),
+			sql.Named("queue", p.Queue), sql.Named("tenant", p.Tenant), sql.Named("paused", p.Paused),
+			sql.Named("priority", p.Priority), sql.Named("payload", jsonOr(p.Payload, "{}")),
+			sql.Named("metadata", jsonOr(p.Metadata, "{}")), sql.Named("tags", tagsJSON(p.Tags)),
+			sql.Named("max_retries", p.MaxRetries), sql.Named("run_at", micros(p.RunAt)), now,
+			sql.Named("workflow", p.WorkflowID), sql.Named("stage", p.Stage), sql.Named("ropf", p.RunOnParentFailure),
+			sql.Named("worker", start.WorkerID), sql.Named("lease", start.Lease.Microseconds())))
+		return err
+	})
+	return j, err
+}
+
 // JobInsertFast inserts plain jobs with one prepared statement in one
 // transaction and answers their ids in order.
 func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {

@@ -23,6 +23,24 @@ INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, me
 VALUES (@kind, nullif(@op, ''), @queue, @tenant, @state, @priority, @payload, @metadata, @tags, @max_retries,
     @run_at, @now, @now, nullif(@workflow, ''), nullif(@stage, ''));
 
+-- name: JobInsertStart
+-- A plain job that starts at once for @worker (lease @lease µs), as a claim
+-- would start it, unless it is due later, paused, or its queue paused.
+INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags, max_retries,
+    run_at, created_at, updated_at, workflow_id, stage, run_on_parent_failure,
+    attempt, worker_id, started_at, heartbeat_at, lease_until)
+SELECT @kind, nullif(@op, ''), @queue, @tenant, s.state, @priority, @payload, @metadata, @tags, @max_retries,
+    coalesce(@run_at, @now), @now, @now, nullif(@workflow, ''), nullif(@stage, ''), @ropf,
+    CASE WHEN s.state = 'running' THEN 1 ELSE 0 END,
+    CASE WHEN s.state = 'running' THEN @worker END,
+    CASE WHEN s.state = 'running' THEN @now END,
+    CASE WHEN s.state = 'running' THEN @now END,
+    CASE WHEN s.state = 'running' THEN @now + @lease END
+FROM (SELECT CASE WHEN @paused THEN 'paused' WHEN coalesce(@run_at, @now) > @now THEN 'scheduled'
+                  WHEN EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused) THEN 'pending'
+                  ELSE 'running' END AS state) AS s
+RETURNING {{cols}};
+
 -- name: JobByKey
 SELECT {{cols}} FROM skiplock_jobs WHERE tenant = @tenant AND idempotency_key = @key;
 
