@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"runtime"
 	"time"
 
 	"github.com/skiplock/skiplock"
@@ -26,7 +27,9 @@ type Options struct {
 	// Rate of latency's enqueues per second.
 	Rate float64
 	// Workers is MaxWorkers of the bench queue.
-	Workers           int
+	Workers int
+	// Batch is jobs per InsertMany; Producers is goroutines inserting at
+	// once (0: one, or one per CPU in insert mode).
 	Batch, Producers  int
 	FetchCooldown     time.Duration
 	FetchPollInterval time.Duration
@@ -128,7 +131,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	// A run cut short leaves the client running: stop it before the pool closes.
 	defer func() { _ = sys.client.Stop(context.WithoutCancel(ctx)) }()
-	h := &Harness{Progress: o.Progress, Batch: o.Batch, Producers: o.Producers}
+	producers := o.Producers
+	if producers == 0 && o.Mode == "insert" {
+		// Bulk insert is bounded by one database backend per stream:
+		// insert from as many streams as there are cores.
+		producers = runtime.NumCPU()
+	}
+	h := &Harness{Progress: o.Progress, Batch: o.Batch, Producers: producers}
 	switch o.Mode {
 	case "drain":
 		return h.Drain(ctx, sys, o.Jobs)

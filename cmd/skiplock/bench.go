@@ -81,7 +81,7 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency: jobs enqueued per second, one at a time")
 	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 1000)")
 	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
-	f.IntVar(&o.Producers, "producers", 1, "goroutines inserting at once (e2e, insert)")
+	f.IntVar(&o.Producers, "producers", 0, "goroutines inserting at once (default: 1 for e2e and drain, one per CPU for insert)")
 	f.DurationVar(&o.FetchCooldown, "fetch-cooldown", 0, "least time between two claims (default Skiplock's)")
 	f.DurationVar(&o.FetchPollInterval, "poll-interval", 0, "fallback claim interval (default Skiplock's)")
 	f.IntVar(&o.CompleterBatch, "completer-batch", 0, "most completions per flush (default Skiplock's)")
