@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -139,10 +140,12 @@ func skiplockIn(url string) func(context.Context) (bench.System, func(), error) 
 	}
 }
 
-// settle writes out what the previous runs left dirty (CHECKPOINT), so
-// that no system pays, in its commits' latency, for another's writes. A
-// role that may not checkpoint skips it.
+// settle collects the previous runs' garbage in this process and writes out
+// what they left dirty in the database (CHECKPOINT), so that no system pays,
+// in its throughput or its latency, for another's. A role that may not
+// checkpoint skips that part.
 func settle(ctx context.Context, url string) {
+	runtime.GC()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return
