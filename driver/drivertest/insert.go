@@ -198,3 +198,30 @@ var _ = add("TransactionCommitRollback", func(e *env) {
 	}
 	e.wantState(r[0].Job.ID, driver.StatePending)
 })
+
+// A batch that sets no op, metadata, tags, workflow or stage reads back with
+// the same defaults as one that does set them on another job.
+var _ = add("InsertFastPlainBatch", func(e *env) {
+	plain := []*driver.InsertParams{job("plain"), job("plain")}
+	plain[1].Priority, plain[1].Tenant = 8, "acme"
+	full := []*driver.InsertParams{job("full"), job("full")}
+	full[1].Metadata, full[1].Op = json.RawMessage(`{"by":"ada"}`), "ingest"
+	for _, batch := range [][]*driver.InsertParams{plain, full} {
+		ids, err := e.d.JobInsertFast(e.ctx, batch)
+		if err != nil || len(ids) != len(batch) {
+			e.t.Fatalf("JobInsertFast: %v, %v", ids, err)
+		}
+		for i, id := range ids {
+			j, p := e.get(id), batch[i]
+			wantMeta := json.RawMessage(`{}`)
+			if len(p.Metadata) > 0 {
+				wantMeta = p.Metadata
+			}
+			if j.State != driver.StatePending || j.Priority != p.Priority || j.Tenant != p.Tenant || j.Op != p.Op ||
+				!jsonEqual(j.Metadata, wantMeta) || len(j.Tags) != 0 || j.Tags == nil || j.WorkflowID != "" ||
+				j.Stage != "" || j.MaxRetries != 3 || !jsonEqual(j.Payload, json.RawMessage(`{}`)) {
+				e.t.Fatalf("job %d of kind %s: %+v", id, j.Kind, j)
+			}
+		}
+	}
+})

@@ -23,7 +23,8 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		if err != nil {
 			return err
 		}
-		_, err = tx.q.CopyFrom(ctx, pgx.Identifier{"skiplock_jobs"}, copyColumns, &copySource{jobs: jobs, ids: ids})
+		src, columns := newCopySource(jobs, ids)
+		_, err = tx.q.CopyFrom(ctx, pgx.Identifier{"skiplock_jobs"}, columns, src)
 		return err
 	})
 	return ids, err
