@@ -28,7 +28,8 @@ type producer struct {
 	// place is where the queue's last claim ended.
 	place claimPlace
 	// idle is set while the last claim left slots free: as far as this
-	// producer knows, the queue has no pending job waiting for a slot.
+	// producer knows, the queue has no pending job waiting for a slot. It
+	// falls when a claim fills every slot or a wake-up finds none free.
 	idle atomic.Bool
 	// mu orders jobs started at their insert (startInserted) before run's
 	// end: once stopped, no job starts.
@@ -125,6 +126,11 @@ func (p *producer) run(ctx context.Context) {
 			if backlogged {
 				continue // the queue may hold more
 			}
+		} else if p.idle.Swap(false) {
+			// Woken with no slot free: there may be jobs to claim, so the
+			// next slot to free up wakes this loop. A job that ended before
+			// the flag fell read it set and did not: look at the slots again.
+			continue
 		}
 		select {
 		case <-ctx.Done():
@@ -215,7 +221,11 @@ func (p *producer) jobLoop(row *JobRow) {
 		p.client.execute(row)
 		p.observe(time.Since(start))
 		p.active.Add(-1)
-		p.wakeUp()
+		if !p.idle.Load() {
+			// A backlog, or a wake-up that found no free slot: claim now.
+			// An idle queue's new jobs wake the producer when inserted.
+			p.wakeUp()
+		}
 		var ok bool
 		if row, ok = <-p.work; !ok {
 			return
