@@ -586,3 +586,49 @@ func TestInsertStartsTheJobOnAnIdleClient(t *testing.T) {
 		}
 	}
 }
+
+// A job inserted while every slot is busy is claimed as soon as a slot
+// frees, not at the next poll (here a minute away): the wake-up that found
+// no free slot is owed a claim.
+func TestJobInsertedWhileSlotsAreBusyRunsWhenOneFrees(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 1 {
+			<-release
+		}
+		return nil
+	}, func(c *skiplock.Config) {
+		c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 1}}
+		c.FetchPollInterval = time.Minute
+	})
+	b.start(t)
+	// The queue is idle and its slot free: the busy job starts at its
+	// insert, and no claim marks the queue as having a backlog.
+	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	time.Sleep(50 * time.Millisecond) // the no-op job's slot frees
+	busy, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
+	if err != nil || busy.Job.State != skiplock.StateRunning {
+		t.Fatalf("insert on an idle client: %+v, %v", busy.Job, err)
+	}
+	next, err := b.client.Insert(b.ctx, sleepArgs{N: 2}, nil)
+	if err != nil || next.Job.State != skiplock.StatePending {
+		t.Fatalf("insert with the only slot busy: %+v, %v", next.Job, err)
+	}
+	time.Sleep(50 * time.Millisecond) // the wake-up finds no free slot
+	close(release)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		j, err := b.client.JobGet(b.ctx, next.Job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State == skiplock.StateCompleted {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %d still %s 20 s after the slot freed (the next poll is a minute away)", j.ID, j.State)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
