@@ -79,6 +79,14 @@ func TestInsertStartedAfterStopIsHandedBack(t *testing.T) {
 	if n := prod.active.Load(); n != 0 {
 		t.Fatalf("%d slots still taken", n)
 	}
+	// Inserts through the stopped client take the usual path.
+	if prod := c.startsAtInsert(p); prod != nil {
+		t.Fatal("a stopped client offered to start an insert")
+	}
+	later, err := c.Insert(ctx, startArgs{}, nil)
+	if err != nil || later.Job.State != StatePending || later.Job.Attempt != 0 {
+		t.Fatalf("insert through a stopped client: %+v, %v", later.Job, err)
+	}
 }
 
 type startArgs struct{}

@@ -83,6 +83,7 @@ func (p *producer) wakeUp() {
 
 func (p *producer) run(ctx context.Context) {
 	defer func() {
+		p.idle.Store(false) // a stopped producer starts no insert
 		p.mu.Lock()
 		p.stopped = true
 		p.mu.Unlock()

@@ -41,14 +41,7 @@ func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, st
 	if !p.Plain() {
 		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key or dependencies", p.Kind)
 	}
-	var runAt *time.Time
-	if !p.RunAt.IsZero() {
-		runAt = &p.RunAt
-	}
-	tags := p.Tags
-	if tags == nil {
-		tags = []string{}
-	}
+	runAt, tags := runAtAndTags(p)
 	return scanOne(e.q.QueryRow(ctx, q("JobInsertStart"), p.Kind, p.Op, p.Queue, p.Tenant, p.Paused,
 		p.Priority, jsonOr(p.Payload, "{}"), jsonOr(p.Metadata, "{}"), tags, p.MaxRetries, runAt,
 		p.WorkflowID, p.Stage, p.RunOnParentFailure, start.WorkerID, secs(start.Lease)))
@@ -78,7 +71,9 @@ func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertPara
 	})
 }
 
-func insertArgs(p *driver.InsertParams, waiting bool) []any {
+// runAtAndTags answers p's run_at (nil: the database's now) and tags (never
+// nil) as the insert statements take them.
+func runAtAndTags(p *driver.InsertParams) (*time.Time, []string) {
 	var runAt *time.Time
 	if !p.RunAt.IsZero() {
 		runAt = &p.RunAt
@@ -87,6 +82,11 @@ func insertArgs(p *driver.InsertParams, waiting bool) []any {
 	if tags == nil {
 		tags = []string{}
 	}
+	return runAt, tags
+}
+
+func insertArgs(p *driver.InsertParams, waiting bool) []any {
+	runAt, tags := runAtAndTags(p)
 	deps := p.DependsOn
 	if deps == nil {
 		deps = []int64{}
