@@ -632,3 +632,53 @@ func TestJobInsertedWhileSlotsAreBusyRunsWhenOneFrees(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// A job snoozed for no time on an idle queue runs again at once, not at
+// the next poll (here a minute away).
+func TestJobSnoozedForNoTimeRunsAgainAtOnce(t *testing.T) {
+	t.Parallel()
+	var runs atomic.Int64
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 1 && runs.Add(1) == 1 {
+			return skiplock.Snooze(0)
+		}
+		return nil
+	}, func(c *skiplock.Config) { c.FetchPollInterval = time.Minute })
+	b.start(t)
+	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	res, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, b, res.Job.ID, skiplock.StateCompleted)
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("job ran %d times, want 2 (snoozed, then done)", n)
+	}
+}
+
+// A job waiting on a parent starts as soon as the parent completes, not at
+// the next poll (here a minute away).
+func TestDependentStartsWhenItsParentCompletes(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 1 {
+			<-release
+		}
+		return nil
+	}, func(c *skiplock.Config) { c.FetchPollInterval = time.Minute })
+	b.start(t)
+	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	parent, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, b, parent.Job.ID, skiplock.StateRunning)
+	child, err := b.client.Insert(b.ctx, sleepArgs{N: 2}, &skiplock.InsertOpts{DependsOn: []int64{parent.Job.ID}})
+	if err != nil || child.Job.State != skiplock.StateWaiting {
+		t.Fatalf("child of a running parent: %+v, %v", child.Job, err)
+	}
+	time.Sleep(100 * time.Millisecond) // the insert's wake-ups have come and gone
+	close(release)
+	waitState(t, b, child.Job.ID, skiplock.StateCompleted)
+}

@@ -75,8 +75,9 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 	defer cancel()
 	var snooze *SnoozeError
 	if errors.As(err, &snooze) {
-		_, serr := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
+		j, serr := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
 		c.logOutcome(run, "snoozed", serr)
+		c.wakeIfPending(j)
 		return
 	}
 	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: err.Error(),
@@ -94,8 +95,18 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		at := time.Now().Add(backoff(run.row.Attempt - 1))
 		p.RetryAt = &at
 	}
-	_, ferr := c.driver.JobFail(ctx, p)
+	j, ferr := c.driver.JobFail(ctx, p)
 	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
+	c.wakeIfPending(j)
+}
+
+// wakeIfPending wakes the producer of a job that went back to pending at
+// once (a snooze or a backoff of zero): an idle queue does not claim after
+// each finished job on its own.
+func (c *Client) wakeIfPending(j *JobRow) {
+	if j != nil && j.State == StatePending {
+		c.wakeLocal(j.Queue)
+	}
 }
 
 // handBack returns a job cancelled by shutdown to pending, attempt unspent,

@@ -124,7 +124,13 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		return nil, err
 	}
 	if released > 0 {
-		_, err = e.ReleaseWaiting(ctx)
+		// Dependents whose last parent completed are runnable now: wake
+		// the workers of their queues (PostgreSQL folds repeats in one
+		// transaction), rather than leave them to the next poll.
+		var queues []string
+		if queues, err = e.ReleaseWaiting(ctx); err == nil && len(queues) > 0 {
+			err = e.QueueNotify(ctx, queues)
+		}
 	}
 	return done, err
 }
