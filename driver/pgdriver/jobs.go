@@ -44,33 +44,52 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 		rank, runAt, id = 10-a.Priority, a.RunAt, a.ID
 	}
 	args := []any{p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant, rank, runAt, id}
+	var jobs []*driver.Job
+	read := func(rows pgx.Rows, err error) error {
+		jobs, err = scanJobs(rows, err)
+		return err
+	}
 	if _, inTx := e.q.(pgx.Tx); inTx {
-		return scanJobs(e.q.Query(ctx, q("JobClaim"), args...))
+		return jobs, read(e.q.Query(ctx, q("JobClaim"), args...))
 	}
 	// A claim that a crash loses only puts its jobs back to pending, to run
 	// again (delivery is at least once), so its commit need not wait for the
 	// WAL flush: the completion's commit does, and flushes the claim with
-	// it. One round trip: the four statements go out as one pipeline.
+	// it.
+	err := e.inLocalTx(ctx, "SELECT set_config('synchronous_commit', 'off', true), "+
+		"set_config('plan_cache_mode', 'force_generic_plan', true)", q("JobClaim"), args, read)
+	return jobs, err
+}
+
+// genericPlan makes a prepared statement run its generic plan. PostgreSQL
+// otherwise plans the claim and the completion anew at every run (their
+// custom plans look cheaper to it), and the planning costs more than any
+// difference between the plans: e2e +5.6% (docs/performance.md).
+const genericPlan = "SET LOCAL plan_cache_mode = force_generic_plan"
+
+// inLocalTx runs query in a transaction of its own after settings (SET
+// LOCAL, or set_config(…, true)), all four statements sent as one pipeline:
+// one round trip. read gets the query's rows and must close them.
+func (e executor) inLocalTx(ctx context.Context, settings, query string, args []any, read func(pgx.Rows, error) error) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	b.Queue("SET LOCAL synchronous_commit = off")
-	b.Queue(q("JobClaim"), args...)
+	b.Queue(settings)
+	b.Queue(query, args...)
 	b.Queue("COMMIT")
 	br := e.q.SendBatch(ctx, b)
 	defer br.Close()
 	for range 2 {
 		if _, err := br.Exec(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	jobs, err := scanJobs(br.Query())
-	if err != nil {
-		return nil, err
+	if err := read(br.Query()); err != nil {
+		return err
 	}
 	if _, err := br.Exec(); err != nil {
-		return nil, err
+		return err
 	}
-	return jobs, br.Close()
+	return br.Close()
 }
 
 func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
@@ -104,23 +123,31 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		}
 		ids[i], attempts[i], results[i] = c.ID, int32(c.Attempt), nullable(c.Result)
 	}
-	rows, err := e.q.Query(ctx, q("JobCompleteMany"), jobs[0].WorkerID, ids, attempts, results)
-	if err != nil {
-		return nil, err
-	}
 	var done []int64
 	var released int64
-	for rows.Next() {
-		var id int64
-		var state string
-		if err := rows.Scan(&id, &state, &released); err != nil {
-			rows.Close()
-			return nil, err
+	read := func(rows pgx.Rows, err error) error {
+		if err != nil {
+			return err
 		}
-		done = append(done, id)
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var state string
+			if err := rows.Scan(&id, &state, &released); err != nil {
+				return err
+			}
+			done = append(done, id)
+		}
+		return rows.Err()
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	args := []any{jobs[0].WorkerID, ids, attempts, results}
+	var err error
+	if _, inTx := e.q.(pgx.Tx); inTx {
+		err = read(e.q.Query(ctx, q("JobCompleteMany"), args...))
+	} else {
+		err = e.inLocalTx(ctx, genericPlan, q("JobCompleteMany"), args, read)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if released > 0 {
