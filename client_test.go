@@ -592,20 +592,9 @@ func TestInsertStartsTheJobOnAnIdleClient(t *testing.T) {
 // no free slot is owed a claim.
 func TestJobInsertedWhileSlotsAreBusyRunsWhenOneFrees(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
-		if j.Args.N == 1 {
-			<-release
-		}
-		return nil
-	}, func(c *skiplock.Config) {
-		c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 1}}
-		c.FetchPollInterval = time.Minute
-	})
-	b.start(t)
+	b, release := idleClientWithHeldJob(t, 1)
 	// The queue is idle and its slot free: the busy job starts at its
 	// insert, and no claim marks the queue as having a backlog.
-	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
 	time.Sleep(50 * time.Millisecond) // the no-op job's slot frees
 	busy, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
 	if err != nil || busy.Job.State != skiplock.StateRunning {
@@ -617,20 +606,27 @@ func TestJobInsertedWhileSlotsAreBusyRunsWhenOneFrees(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond) // the wake-up finds no free slot
 	close(release)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		j, err := b.client.JobGet(b.ctx, next.Job.ID)
-		if err != nil {
-			t.Fatal(err)
+	waitState(t, b, next.Job.ID, skiplock.StateCompleted) // 20 s; the next poll is a minute away
+}
+
+// idleClientWithHeldJob starts a client with maxWorkers slots whose job 1
+// waits for release and whose poll is a minute away, and answers once its
+// queue is idle (a no-op job started at its insert and completed).
+func idleClientWithHeldJob(t *testing.T, maxWorkers int) (*testBundle, chan struct{}) {
+	t.Helper()
+	release := make(chan struct{})
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 1 {
+			<-release
 		}
-		if j.State == skiplock.StateCompleted {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("job %d still %s 20 s after the slot freed (the next poll is a minute away)", j.ID, j.State)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return nil
+	}, func(c *skiplock.Config) {
+		c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: maxWorkers}}
+		c.FetchPollInterval = time.Minute
+	})
+	b.start(t)
+	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	return b, release
 }
 
 // A job snoozed for no time on an idle queue runs again at once, not at
@@ -660,15 +656,7 @@ func TestJobSnoozedForNoTimeRunsAgainAtOnce(t *testing.T) {
 // the next poll (here a minute away).
 func TestDependentStartsWhenItsParentCompletes(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
-		if j.Args.N == 1 {
-			<-release
-		}
-		return nil
-	}, func(c *skiplock.Config) { c.FetchPollInterval = time.Minute })
-	b.start(t)
-	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	b, release := idleClientWithHeldJob(t, 10)
 	parent, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
