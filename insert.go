@@ -50,7 +50,10 @@ type InsertManyParams struct {
 	Opts *InsertOpts
 }
 
-// Insert enqueues one job.
+// Insert enqueues one job. Through a started client that works the job's
+// queue and kind, with a free slot and no backlog there, a plain job due now
+// starts at its insert, in this client: res.Job.State is then running
+// (docs/jobs.md, "Start at insert").
 func (c *Client) Insert(ctx context.Context, args JobArgs, opts *InsertOpts) (*InsertResult, error) {
 	return c.insertOn(ctx, c.driver, args, opts, true)
 }
