@@ -670,3 +670,33 @@ func TestDependentStartsWhenItsParentCompletes(t *testing.T) {
 	close(release)
 	waitState(t, b, child.Job.ID, skiplock.StateCompleted)
 }
+
+// A dependent that runs on its parent's failure starts as soon as the
+// parent fails for good, not at the next poll (here a minute away).
+func TestDependentStartsWhenItsParentFails(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 1 {
+			<-release
+			return skiplock.Permanent(errors.New("parent gives up"))
+		}
+		return nil
+	}, func(c *skiplock.Config) { c.FetchPollInterval = time.Minute })
+	b.start(t)
+	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	parent, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, b, parent.Job.ID, skiplock.StateRunning)
+	child, err := b.client.Insert(b.ctx, sleepArgs{N: 2},
+		&skiplock.InsertOpts{DependsOn: []int64{parent.Job.ID}, RunOnParentFailure: true})
+	if err != nil || child.Job.State != skiplock.StateWaiting {
+		t.Fatalf("child of a running parent: %+v, %v", child.Job, err)
+	}
+	time.Sleep(100 * time.Millisecond) // the insert's wake-ups have come and gone
+	close(release)
+	waitState(t, b, parent.Job.ID, skiplock.StateFailed)
+	waitState(t, b, child.Job.ID, skiplock.StateCompleted)
+}

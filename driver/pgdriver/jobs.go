@@ -56,9 +56,7 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	// again (delivery is at least once), so its commit need not wait for the
 	// WAL flush: the completion's commit does, and flushes the claim with
 	// it.
-	err := e.inLocalTx(ctx, "SELECT set_config('synchronous_commit', 'off', true), "+
-		"set_config('plan_cache_mode', 'force_generic_plan', true)", q("JobClaim"), args, read)
-	return jobs, err
+	return jobs, e.inLocalTx(ctx, claimSettings, q("JobClaim"), args, read)
 }
 
 // genericPlan makes a prepared statement run its generic plan. PostgreSQL
@@ -66,6 +64,10 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 // custom plans look cheaper to it), and the planning costs more than any
 // difference between the plans: e2e +5.6% (docs/performance.md).
 const genericPlan = "SET LOCAL plan_cache_mode = force_generic_plan"
+
+// claimSettings are genericPlan and an asynchronous commit, in one statement.
+const claimSettings = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), " +
+	"set_config('synchronous_commit', 'off', true)"
 
 // inLocalTx runs query in a transaction of its own after settings (SET
 // LOCAL, or set_config(…, true)), all four statements sent as one pipeline:
@@ -151,13 +153,7 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		return nil, err
 	}
 	if released > 0 {
-		// Dependents whose last parent completed are runnable now: wake
-		// the workers of their queues (PostgreSQL folds repeats in one
-		// transaction), rather than leave them to the next poll.
-		var queues []string
-		if queues, err = e.ReleaseWaiting(ctx); err == nil && len(queues) > 0 {
-			err = e.QueueNotify(ctx, queues)
-		}
+		_, err = e.ReleaseWaiting(ctx) // and wakes their queues
 	}
 	return done, err
 }

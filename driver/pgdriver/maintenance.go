@@ -123,8 +123,15 @@ func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState,
 	return driver.JobState(st), err
 }
 
+// ReleaseWaiting makes waiting jobs without parents left runnable and wakes
+// their queues (inside a transaction, at its commit), as the SQLite driver
+// does: released jobs would otherwise wait for the next poll.
 func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
-	return collectStrings(e.q.Query(ctx, q("JobReleaseWaiting")))
+	queues, err := collectStrings(e.q.Query(ctx, q("JobReleaseWaiting")))
+	if err != nil || len(queues) == 0 {
+		return queues, err
+	}
+	return queues, e.QueueNotify(ctx, queues)
 }
 
 func collectStrings(rows pgx.Rows, err error) ([]string, error) {
