@@ -11,7 +11,9 @@ import (
 )
 
 // producer claims jobs of one queue while it has free slots: at once when
-// woken (insert, finished job), otherwise every poll interval.
+// woken (an insert, a job made pending again, a finished job while there is
+// a backlog), otherwise every poll interval. A job inserted through this
+// client while the queue is idle skips the claim (startInserted).
 type producer struct {
 	client     *Client
 	queue      string

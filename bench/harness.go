@@ -285,12 +285,12 @@ func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d tim
 			stopProgress()
 			return Result{}, err
 		}
-		at = time.Now()
-		if err := sys.Insert(ctx, 1, at); err != nil {
+		enqueued := time.Now()
+		if err := sys.Insert(ctx, 1, enqueued); err != nil {
 			stopProgress()
 			return Result{}, fmt.Errorf("insert: %w", err)
 		}
-		calls = append(calls, time.Since(at))
+		calls = append(calls, time.Since(enqueued))
 		sent++
 	}
 	waitUntil := time.Now().Add(10 * time.Second)
