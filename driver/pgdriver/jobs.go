@@ -50,7 +50,7 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 		return err
 	}
 	if _, inTx := e.q.(pgx.Tx); inTx {
-		return jobs, read(e.q.Query(ctx, q("JobClaim"), args...))
+		return jobs, read(e.q.Query(ctx, q("JobClaim")+inCallerTx, args...))
 	}
 	// A claim that a crash loses only puts its jobs back to pending, to run
 	// again (delivery is at least once), so its commit need not wait for the
@@ -59,15 +59,29 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	return jobs, e.inLocalTx(ctx, claimSettings, q("JobClaim"), args, read)
 }
 
-// genericPlan makes a prepared statement run its generic plan. PostgreSQL
-// otherwise plans the claim and the completion anew at every run (their
-// custom plans look cheaper to it), and the planning costs more than any
-// difference between the plans: e2e +5.6% (docs/performance.md).
-const genericPlan = "SET LOCAL plan_cache_mode = force_generic_plan"
+// genericPlan makes a prepared statement run its generic plan, made once
+// per connection: PostgreSQL otherwise plans the claim and the completion
+// anew at every run (their custom plans look cheaper to it), and the
+// planning costs more than any difference between the plans (e2e +5.6%,
+// docs/performance.md). A generic plan is made from the statistics of its
+// moment and does not know the batch size, so it also pins the plan that
+// is right at every size: index scans joined by nested loop. Made while the
+// table was empty, the plan scanned the whole table for each claim once it
+// had grown; made over a large backlog, it hashed the whole table (a 1M
+// backlog fell from 50k to 1.6k jobs/s). TestClaimGenericPlanFindsJobsByKey
+// checks both.
+const genericPlan = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), " +
+	"set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), " +
+	"set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)"
 
 // claimSettings are genericPlan and an asynchronous commit, in one statement.
-const claimSettings = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), " +
-	"set_config('synchronous_commit', 'off', true)"
+const claimSettings = genericPlan + ", set_config('synchronous_commit', 'off', true)"
+
+// inCallerTx marks the text of a statement that runs in a caller's
+// transaction, where the settings above cannot be made: a statement of its
+// own (pgx prepares one per text), so that it plans as PostgreSQL chooses
+// and never shares the pinned generic plan.
+const inCallerTx = "\n-- in the caller's transaction"
 
 // inLocalTx runs query in a transaction of its own after settings (SET
 // LOCAL, or set_config(…, true)), all four statements sent as one pipeline:
@@ -145,7 +159,7 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	args := []any{jobs[0].WorkerID, ids, attempts, results}
 	var err error
 	if _, inTx := e.q.(pgx.Tx); inTx {
-		err = read(e.q.Query(ctx, q("JobCompleteMany"), args...))
+		err = read(e.q.Query(ctx, q("JobCompleteMany")+inCallerTx, args...))
 	} else {
 		err = e.inLocalTx(ctx, genericPlan, q("JobCompleteMany"), args, read)
 	}
