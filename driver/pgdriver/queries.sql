@@ -90,10 +90,17 @@ FROM picked WHERE j.id = picked.id
 RETURNING {{cols j:}};
 
 -- name: JobHeartbeat
+-- As in JobCompleteMany, the state is a join column: restricted to
+-- 'running', the planner walked the whole running-lease index (every
+-- running job, and every entry vacuum has not yet removed) and joined each
+-- entry to the batch.
+WITH c AS MATERIALIZED (
+    SELECT *, 'running'::text AS state FROM unnest($2::bigint[], $3::int[], $4::float8[]) AS c(id, attempt, lease)
+)
 UPDATE skiplock_jobs j
 SET lease_until = now() + make_interval(secs => c.lease), heartbeat_at = now()
-FROM unnest($2::bigint[], $3::int[], $4::float8[]) AS c(id, attempt, lease)
-WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = 'running'
+FROM c
+WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = c.state
 RETURNING j.id, j.lease_until, j.cancel_requested;
 
 -- name: JobCompleteMany
