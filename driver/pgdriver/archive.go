@@ -3,6 +3,7 @@ package pgdriver
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,13 +53,53 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 	})
 }
 
+// vacuumHorizon is the oldest snapshot in the database when the hot table
+// was last vacuumed.
+type vacuumHorizon struct {
+	mu   sync.Mutex
+	last string
+}
+
+// hotTableState answers the hot table's dead rows and the oldest
+// transaction id that a snapshot in this database (or a replication slot, or
+// a prepared transaction) still needs: vacuum removes no row deleted after
+// it. "" when none holds one (or this role may not see the others).
+const hotTableState = `
+SELECT coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass), 0),
+       coalesce((SELECT x::text FROM (
+           SELECT backend_xmin FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+           UNION ALL SELECT backend_xid FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL
+           UNION ALL SELECT xmin FROM pg_replication_slots WHERE xmin IS NOT NULL
+           UNION ALL SELECT transaction FROM pg_prepared_xacts WHERE database = current_database()
+       ) AS h(x) ORDER BY age(x) DESC LIMIT 1), '')`
+
+// HotTableVacuum vacuums when deadRows have piled up, unless the oldest
+// snapshot is the one the last vacuum already met: that vacuum removed
+// every row deleted before it, and no row deleted since can go until it
+// ends. A transaction held open for minutes would otherwise have the hot
+// table read whole every 10 s while it grows: in a 6-minute held-transaction
+// e2e run, throughput fell 41% first to last minute.
 func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
 	var dead int64
-	err := e.q.QueryRow(ctx, `SELECT coalesce(n_dead_tup, 0) FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass`).Scan(&dead)
-	if err != nil || dead < deadRows {
+	var horizon string
+	if err := e.q.QueryRow(ctx, hotTableState).Scan(&dead, &horizon); err != nil || dead < deadRows {
 		return false, err
 	}
+	if e.vac != nil {
+		e.vac.mu.Lock()
+		defer e.vac.mu.Unlock()
+		if horizon != "" && horizon == e.vac.last {
+			return false, nil
+		}
+	}
 	// VACUUM cannot run in a transaction: this goes straight to the pool.
-	_, err = e.q.Exec(ctx, `VACUUM (ANALYZE) skiplock_jobs`)
-	return err == nil, err
+	if _, err := e.q.Exec(ctx, `VACUUM (ANALYZE) skiplock_jobs`); err != nil {
+		return false, err
+	}
+	if e.vac != nil {
+		e.vac.last = horizon
+	}
+	return true, nil
 }

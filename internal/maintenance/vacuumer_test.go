@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
@@ -45,5 +47,81 @@ func TestVacuumerVacuumsOnlyPastTheThreshold(t *testing.T) {
 			t.Fatal("500 dead rows never made the hot table vacuum")
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack: a vacuum removes no row
+// deleted after the oldest snapshot; while that snapshot stays open another
+// vacuum would read the whole table for nothing. Once it ends, the next
+// vacuum runs.
+func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Schema(t)
+	ctx := t.Context()
+	holder, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(context.Background())
+	if _, err := holder.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(ctx, `SELECT 1`); err != nil { // takes the snapshot
+		t.Fatal(err)
+	}
+	// Other tests share the database: wait until this snapshot is the
+	// oldest, which no transaction started later can change.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var oldest bool
+		err := drv.Pool().QueryRow(ctx, `SELECT (SELECT backend_xmin FROM pg_stat_activity WHERE pid = $1) =
+			(SELECT backend_xmin FROM pg_stat_activity WHERE datname = current_database() AND backend_xmin IS NOT NULL
+			  AND pid <> pg_backend_pid() ORDER BY age(backend_xmin) DESC LIMIT 1)`, holder.PgConn().PID()).Scan(&oldest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if oldest {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the held snapshot never became the oldest")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	jobs := make([]*driver.InsertParams, 500)
+	for i := range jobs {
+		jobs[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
+	}
+	if _, err := drv.JobInsertFast(ctx, jobs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drv.Pool().Exec(ctx, `DELETE FROM skiplock_jobs`); err != nil {
+		t.Fatal(err)
+	}
+	vacuum := func() bool {
+		t.Helper()
+		did, err := drv.HotTableVacuum(ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return did
+	}
+	deadline = time.Now().Add(15 * time.Second)
+	for !vacuum() { // once the dead rows reach the statistics
+		if time.Now().After(deadline) {
+			t.Fatal("500 dead rows never made the hot table vacuum")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// The snapshot kept the 500 rows: they are still dead, and still more
+	// than the threshold, but vacuuming again would remove none of them.
+	if vacuum() {
+		t.Fatal("vacuumed again under the same snapshot")
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	if !vacuum() {
+		t.Fatal("no vacuum after the snapshot ended")
 	}
 }
