@@ -1,8 +1,10 @@
 package pgdriver
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -108,12 +110,28 @@ func (e executor) inLocalTx(ctx context.Context, settings, query string, args []
 	return br.Close()
 }
 
-func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
-	leases := make([]float64, len(p.Leases))
-	for i, l := range p.Leases {
-		leases[i] = secs(l)
+// byID answers the indexes 0…n-1 in the order of their ids. Statements
+// that lock a batch of jobs and wait for locks (the heartbeat, the
+// completion) take them in id order, so that two of them never each hold a
+// lock the other waits for: a heartbeat in the order of a map and a
+// completion in the order jobs finished deadlocked (40P01) in a
+// held-transaction run.
+func byID(n int, id func(int) int64) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
 	}
-	rows, err := e.q.Query(ctx, q("JobHeartbeat"), p.WorkerID, p.IDs, p.Attempts, leases)
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(id(a), id(b)) })
+	return order
+}
+
+func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
+	n := len(p.IDs)
+	ids, attempts, leases := make([]int64, n), make([]int, n), make([]float64, n)
+	for k, i := range byID(n, func(i int) int64 { return p.IDs[i] }) {
+		ids[k], attempts[k], leases[k] = p.IDs[i], p.Attempts[i], secs(p.Leases[i])
+	}
+	rows, err := e.q.Query(ctx, q("JobHeartbeat"), p.WorkerID, ids, attempts, leases)
 	if err != nil {
 		return nil, err
 	}
@@ -133,11 +151,12 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	}
 	ids, attempts := make([]int64, len(jobs)), make([]int32, len(jobs))
 	results := make([]any, len(jobs))
-	for i, c := range jobs {
+	for k, i := range byID(len(jobs), func(i int) int64 { return jobs[i].ID }) {
+		c := jobs[i]
 		if c.WorkerID != jobs[0].WorkerID {
 			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
 		}
-		ids[i], attempts[i], results[i] = c.ID, int32(c.Attempt), nullable(c.Result)
+		ids[k], attempts[k], results[k] = c.ID, int32(c.Attempt), nullable(c.Result)
 	}
 	var done []int64
 	var released int64

@@ -3,6 +3,8 @@ package pgdriver_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -143,5 +145,74 @@ func TestArchivePrepareMovesDefaultPartitionRows(t *testing.T) {
 	}
 	if j, err := d.JobGet(ctx, res[0].Job.ID); err != nil || j.State != driver.StateCancelled {
 		t.Fatalf("JobGet after the move: %+v, %v", j, err)
+	}
+}
+
+// TestBatchesLockInOneOrder: heartbeats and completions of the same jobs,
+// each batch given in a different order, run at once without deadlocking:
+// the driver locks a batch in id order whatever order it was given.
+func TestBatchesLockInOneOrder(t *testing.T) {
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	const n = 500
+	jobs := make([]*driver.InsertParams, n)
+	for i := range jobs {
+		jobs[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
+	}
+	if _, err := d.JobInsertFast(ctx, jobs); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: n, DefaultLease: time.Minute})
+	if err != nil || len(claimed) != n {
+		t.Fatalf("claim: %d jobs, %v", len(claimed), err)
+	}
+	// order k of the claimed jobs: ascending, descending, or interleaved.
+	order := func(k int) []*driver.Job {
+		o := slices.Clone(claimed)
+		switch k % 3 {
+		case 1:
+			slices.Reverse(o)
+		case 2:
+			rand.New(rand.NewPCG(uint64(k), 1)).Shuffle(len(o), func(i, j int) { o[i], o[j] = o[j], o[i] })
+		}
+		return o
+	}
+	beat := func(k int) error {
+		p := driver.HeartbeatParams{WorkerID: "w"}
+		for _, j := range order(k) {
+			p.IDs, p.Attempts, p.Leases = append(p.IDs, j.ID), append(p.Attempts, j.Attempt), append(p.Leases, time.Minute)
+		}
+		_, err := d.JobHeartbeat(ctx, p)
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*20+1)
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 20 {
+				if err := beat(g + i); err != nil {
+					errs <- fmt.Errorf("heartbeat: %w", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		var batch []driver.CompleteParams
+		for _, j := range order(2) {
+			batch = append(batch, driver.CompleteParams{HeldJob: driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: "w"}})
+		}
+		done, err := d.JobCompleteMany(ctx, batch)
+		if err == nil && len(done) != n {
+			err = fmt.Errorf("%d of %d jobs completed", len(done), n)
+		}
+		if err != nil {
+			errs <- fmt.Errorf("complete: %w", err)
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
