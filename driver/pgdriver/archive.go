@@ -63,12 +63,16 @@ type vacuumHorizon struct {
 // hotTableState answers the hot table's dead rows and the oldest
 // transaction id that a snapshot in this database (or a replication slot, or
 // a prepared transaction) still needs: vacuum removes no row deleted after
-// it. "" when none holds one (or this role may not see the others).
+// it. "" when none holds one (or this role may not see the others). A
+// vacuum's own snapshot holds back no other vacuum, so autovacuum workers
+// do not count: one busy with a large table would otherwise look like a
+// held snapshot for as long as it runs.
 const hotTableState = `
 SELECT coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass), 0),
        coalesce((SELECT x::text FROM (
            SELECT backend_xmin FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
+              AND backend_type <> 'autovacuum worker'
            UNION ALL SELECT backend_xid FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL
            UNION ALL SELECT xmin FROM pg_replication_slots WHERE xmin IS NOT NULL
