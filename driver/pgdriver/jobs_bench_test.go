@@ -21,7 +21,7 @@ func benchJobs(n int) []*driver.InsertParams {
 	return jobs
 }
 
-func insertPending(b *testing.B, d *pgdriver.Driver, n int) {
+func insertPending(b testing.TB, d *pgdriver.Driver, n int) {
 	b.Helper()
 	for done := 0; done < n; done += 1000 {
 		if _, err := d.JobInsertFast(context.Background(), benchJobs(min(1000, n-done))); err != nil {

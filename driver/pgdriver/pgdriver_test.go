@@ -155,13 +155,7 @@ func TestBatchesLockInOneOrder(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
 	const n = 500
-	jobs := make([]*driver.InsertParams, n)
-	for i := range jobs {
-		jobs[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
-	}
-	if _, err := d.JobInsertFast(ctx, jobs); err != nil {
-		t.Fatal(err)
-	}
+	insertPending(t, d, n)
 	claimed, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: n, DefaultLease: time.Minute})
 	if err != nil || len(claimed) != n {
 		t.Fatalf("claim: %d jobs, %v", len(claimed), err)

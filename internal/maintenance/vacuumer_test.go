@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
@@ -15,16 +16,7 @@ func TestVacuumerVacuumsOnlyPastTheThreshold(t *testing.T) {
 	t.Parallel()
 	drv, _ := pgtest.Schema(t)
 	ctx := context.Background()
-	jobs := make([]*driver.InsertParams, 500)
-	for i := range jobs {
-		jobs[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
-	}
-	if _, err := drv.JobInsertFast(ctx, jobs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drv.Pool().Exec(ctx, `DELETE FROM skiplock_jobs`); err != nil {
-		t.Fatal(err)
-	}
+	leaveDeadRows(t, drv, 500)
 	// A threshold above what there is: nothing to do.
 	if did, err := drv.HotTableVacuum(ctx, 1<<40); err != nil || did {
 		t.Fatalf("vacuumed below the threshold: %v %v", did, err)
@@ -32,11 +24,31 @@ func TestVacuumerVacuumsOnlyPastTheThreshold(t *testing.T) {
 	if err := (&Vacuumer{Store: drv, DeadRows: 1}).RunOnce(ctx); err != nil {
 		t.Fatalf("vacuum: %v", err)
 	}
-	// The dead rows reach the statistics within a second or so; then the
-	// table is vacuumed.
+	vacuumOnceSeen(t, drv)
+}
+
+// leaveDeadRows inserts n jobs and deletes them.
+func leaveDeadRows(t *testing.T, drv *pgdriver.Driver, n int) {
+	t.Helper()
+	jobs := make([]*driver.InsertParams, n)
+	for i := range jobs {
+		jobs[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
+	}
+	if _, err := drv.JobInsertFast(t.Context(), jobs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drv.Pool().Exec(t.Context(), `DELETE FROM skiplock_jobs`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// vacuumOnceSeen vacuums once the dead rows reach the statistics, within a
+// second or so.
+func vacuumOnceSeen(t *testing.T, drv *pgdriver.Driver) {
+	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		did, err := drv.HotTableVacuum(ctx, 1)
+		did, err := drv.HotTableVacuum(t.Context(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +56,7 @@ func TestVacuumerVacuumsOnlyPastTheThreshold(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("500 dead rows never made the hot table vacuum")
+			t.Fatal("dead rows never made the hot table vacuum")
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -88,16 +100,8 @@ func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	jobs := make([]*driver.InsertParams, 500)
-	for i := range jobs {
-		jobs[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
-	}
-	if _, err := drv.JobInsertFast(ctx, jobs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drv.Pool().Exec(ctx, `DELETE FROM skiplock_jobs`); err != nil {
-		t.Fatal(err)
-	}
+	leaveDeadRows(t, drv, 500)
+	vacuumOnceSeen(t, drv)
 	vacuum := func() bool {
 		t.Helper()
 		did, err := drv.HotTableVacuum(ctx, 1)
@@ -105,13 +109,6 @@ func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		return did
-	}
-	deadline = time.Now().Add(15 * time.Second)
-	for !vacuum() { // once the dead rows reach the statistics
-		if time.Now().After(deadline) {
-			t.Fatal("500 dead rows never made the hot table vacuum")
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 	// The snapshot kept the 500 rows: they are still dead, and still more
 	// than the threshold, but vacuuming again would remove none of them.
