@@ -592,7 +592,7 @@ func TestInsertStartsTheJobOnAnIdleClient(t *testing.T) {
 // no free slot is owed a claim.
 func TestJobInsertedWhileSlotsAreBusyRunsWhenOneFrees(t *testing.T) {
 	t.Parallel()
-	b, release := idleClientWithHeldJob(t, 1)
+	b, release := idleClientWithHeldJob(t, 1, nil)
 	// The queue is idle and its slot free: the busy job starts at its
 	// insert, and no claim marks the queue as having a backlog.
 	time.Sleep(50 * time.Millisecond) // the no-op job's slot frees
@@ -609,23 +609,36 @@ func TestJobInsertedWhileSlotsAreBusyRunsWhenOneFrees(t *testing.T) {
 	waitState(t, b, next.Job.ID, skiplock.StateCompleted) // 20 s; the next poll is a minute away
 }
 
-// idleClientWithHeldJob starts a client with maxWorkers slots whose job 1
-// waits for release and whose poll is a minute away, and answers once its
-// queue is idle (a no-op job started at its insert and completed).
-func idleClientWithHeldJob(t *testing.T, maxWorkers int) (*testBundle, chan struct{}) {
+// idleClient starts a client working with work whose poll is a minute
+// away, and answers once its queue is idle (a no-op job started at its
+// insert and completed): from then on only wake-ups start jobs in time.
+func idleClient(t *testing.T, work func(context.Context, *skiplock.Job[sleepArgs]) error, configure func(*skiplock.Config)) *testBundle {
 	t.Helper()
-	release := make(chan struct{})
-	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
-		if j.Args.N == 1 {
-			<-release
+	b := setup(t, work, func(c *skiplock.Config) {
+		if configure != nil {
+			configure(c)
 		}
-		return nil
-	}, func(c *skiplock.Config) {
-		c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: maxWorkers}}
 		c.FetchPollInterval = time.Minute
 	})
 	b.start(t)
 	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	return b
+}
+
+// idleClientWithHeldJob is an idleClient with maxWorkers slots whose job 1
+// waits for release, then returns held.
+func idleClientWithHeldJob(t *testing.T, maxWorkers int, held error) (*testBundle, chan struct{}) {
+	t.Helper()
+	release := make(chan struct{})
+	b := idleClient(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N == 1 {
+			<-release
+			return held
+		}
+		return nil
+	}, func(c *skiplock.Config) {
+		c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: maxWorkers}}
+	})
 	return b, release
 }
 
@@ -634,14 +647,12 @@ func idleClientWithHeldJob(t *testing.T, maxWorkers int) (*testBundle, chan stru
 func TestJobSnoozedForNoTimeRunsAgainAtOnce(t *testing.T) {
 	t.Parallel()
 	var runs atomic.Int64
-	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+	b := idleClient(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
 		if j.Args.N == 1 && runs.Add(1) == 1 {
 			return skiplock.Snooze(0)
 		}
 		return nil
-	}, func(c *skiplock.Config) { c.FetchPollInterval = time.Minute })
-	b.start(t)
-	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
+	}, nil)
 	res, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -652,21 +663,31 @@ func TestJobSnoozedForNoTimeRunsAgainAtOnce(t *testing.T) {
 	}
 }
 
-// A job waiting on a parent starts as soon as the parent completes, not at
-// the next poll (here a minute away).
-func TestDependentStartsWhenItsParentCompletes(t *testing.T) {
-	t.Parallel()
-	b, release := idleClientWithHeldJob(t, 10)
+// dependentOfHeldJob inserts job 1, held until release, and a child of it
+// with opts, and answers both once the insert's wake-ups have come and
+// gone: the child can then start only when the parent's end wakes it.
+func dependentOfHeldJob(t *testing.T, b *testBundle, opts skiplock.InsertOpts) (parent, child *skiplock.InsertResult) {
+	t.Helper()
 	parent, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitState(t, b, parent.Job.ID, skiplock.StateRunning)
-	child, err := b.client.Insert(b.ctx, sleepArgs{N: 2}, &skiplock.InsertOpts{DependsOn: []int64{parent.Job.ID}})
+	opts.DependsOn = []int64{parent.Job.ID}
+	child, err = b.client.Insert(b.ctx, sleepArgs{N: 2}, &opts)
 	if err != nil || child.Job.State != skiplock.StateWaiting {
 		t.Fatalf("child of a running parent: %+v, %v", child.Job, err)
 	}
-	time.Sleep(100 * time.Millisecond) // the insert's wake-ups have come and gone
+	time.Sleep(100 * time.Millisecond)
+	return parent, child
+}
+
+// A job waiting on a parent starts as soon as the parent completes, not at
+// the next poll (here a minute away).
+func TestDependentStartsWhenItsParentCompletes(t *testing.T) {
+	t.Parallel()
+	b, release := idleClientWithHeldJob(t, 10, nil)
+	_, child := dependentOfHeldJob(t, b, skiplock.InsertOpts{})
 	close(release)
 	waitState(t, b, child.Job.ID, skiplock.StateCompleted)
 }
@@ -675,27 +696,8 @@ func TestDependentStartsWhenItsParentCompletes(t *testing.T) {
 // parent fails for good, not at the next poll (here a minute away).
 func TestDependentStartsWhenItsParentFails(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
-		if j.Args.N == 1 {
-			<-release
-			return skiplock.Permanent(errors.New("parent gives up"))
-		}
-		return nil
-	}, func(c *skiplock.Config) { c.FetchPollInterval = time.Minute })
-	b.start(t)
-	waitState(t, b, waitStartsAtInsert(t, b).Job.ID, skiplock.StateCompleted)
-	parent, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitState(t, b, parent.Job.ID, skiplock.StateRunning)
-	child, err := b.client.Insert(b.ctx, sleepArgs{N: 2},
-		&skiplock.InsertOpts{DependsOn: []int64{parent.Job.ID}, RunOnParentFailure: true})
-	if err != nil || child.Job.State != skiplock.StateWaiting {
-		t.Fatalf("child of a running parent: %+v, %v", child.Job, err)
-	}
-	time.Sleep(100 * time.Millisecond) // the insert's wake-ups have come and gone
+	b, release := idleClientWithHeldJob(t, 10, skiplock.Permanent(errors.New("parent gives up")))
+	parent, child := dependentOfHeldJob(t, b, skiplock.InsertOpts{RunOnParentFailure: true})
 	close(release)
 	waitState(t, b, parent.Job.ID, skiplock.StateFailed)
 	waitState(t, b, child.Job.ID, skiplock.StateCompleted)

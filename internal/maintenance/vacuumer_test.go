@@ -42,23 +42,32 @@ func leaveDeadRows(t *testing.T, drv *pgdriver.Driver, n int) {
 	}
 }
 
+// vacuum asks for a vacuum past one dead row and answers whether it ran.
+func vacuum(t *testing.T, drv *pgdriver.Driver) bool {
+	t.Helper()
+	did, err := drv.HotTableVacuum(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return did
+}
+
 // vacuumOnceSeen vacuums once the dead rows reach the statistics, within a
 // second or so.
 func vacuumOnceSeen(t *testing.T, drv *pgdriver.Driver) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		did, err := drv.HotTableVacuum(t.Context(), 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if did {
-			return
-		}
+	eventually(t, "dead rows to make the hot table vacuum", func() bool { return vacuum(t, drv) })
+}
+
+// eventually polls cond until it holds or 30 s pass.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("dead rows never made the hot table vacuum")
+			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -83,42 +92,28 @@ func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 	}
 	// Other tests share the database: wait until this snapshot is the
 	// oldest, which no transaction started later can change.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	eventually(t, "the held snapshot to be the oldest", func() bool {
 		var oldest bool
 		err := drv.Pool().QueryRow(ctx, `SELECT (SELECT backend_xmin FROM pg_stat_activity WHERE pid = $1) =
 			(SELECT backend_xmin FROM pg_stat_activity WHERE datname = current_database() AND backend_xmin IS NOT NULL
+			  AND backend_type <> 'autovacuum worker'
 			  AND pid <> pg_backend_pid() ORDER BY age(backend_xmin) DESC LIMIT 1)`, holder.PgConn().PID()).Scan(&oldest)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if oldest {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the held snapshot never became the oldest")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return oldest
+	})
 	leaveDeadRows(t, drv, 500)
 	vacuumOnceSeen(t, drv)
-	vacuum := func() bool {
-		t.Helper()
-		did, err := drv.HotTableVacuum(ctx, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return did
-	}
 	// The snapshot kept the 500 rows: they are still dead, and still more
 	// than the threshold, but vacuuming again would remove none of them.
-	if vacuum() {
+	if vacuum(t, drv) {
 		t.Fatal("vacuumed again under the same snapshot")
 	}
 	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
 		t.Fatal(err)
 	}
-	if !vacuum() {
+	if !vacuum(t, drv) {
 		t.Fatal("no vacuum after the snapshot ended")
 	}
 }
