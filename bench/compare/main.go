@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -30,6 +31,7 @@ type options struct {
 	e2e, latency            time.Duration
 	rate                    float64
 	modes, systems          string
+	rounds                  int
 }
 
 func main() {
@@ -42,7 +44,12 @@ func main() {
 	flag.Float64Var(&o.rate, "rate", 100, "latency: jobs enqueued per second")
 	flag.StringVar(&o.modes, "modes", "drain,e2e,latency", "modes to run")
 	flag.StringVar(&o.systems, "systems", "river-defaults,river-bench,skiplock", "systems to run")
+	flag.IntVar(&o.rounds, "rounds", 1, "runs of each mode for each system, in alternating order; the table shows medians")
 	flag.Parse()
+	if o.rounds < 1 {
+		fmt.Fprintln(os.Stderr, "compare: --rounds must be at least 1")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, o); err != nil {
@@ -68,22 +75,37 @@ func run(ctx context.Context, o options) error {
 			FetchInterval: 20 * time.Millisecond})},
 		{"skiplock", skiplockIn(o.url)},
 	}
-	results := map[string]map[string]bench.Result{}
-	for _, mode := range strings.Split(o.modes, ",") {
-		results[mode] = map[string]bench.Result{}
-		for _, s := range all {
-			if !strings.Contains(","+o.systems+",", ","+s.name+",") {
-				continue
-			}
-			res, err := runOne(ctx, s, mode, o, progress)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", s.name, mode, err)
-			}
-			fmt.Printf("%-15s %s\n", s.name, res.Line())
-			results[mode][s.name] = res
+	var chosen []system
+	for _, s := range all {
+		if strings.Contains(","+o.systems+",", ","+s.name+",") {
+			chosen = append(chosen, s)
 		}
 	}
-	printTable(os.Stdout, results, strings.Split(o.modes, ","))
+	modes := strings.Split(o.modes, ",")
+	results := map[string]map[string][]bench.Result{}
+	for _, mode := range modes {
+		results[mode] = map[string][]bench.Result{}
+		for round := 1; round <= o.rounds; round++ {
+			// Even rounds run the systems in reverse order, so that drift
+			// of the machine's speed during a round favours neither.
+			order := slices.Clone(chosen)
+			if round%2 == 0 {
+				slices.Reverse(order)
+			}
+			for _, s := range order {
+				res, err := runOne(ctx, s, mode, o, progress)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", s.name, mode, err)
+				}
+				fmt.Printf("%-15s %s\n", s.name, res.Line())
+				results[mode][s.name] = append(results[mode][s.name], res)
+			}
+			if o.rounds > 1 {
+				fmt.Printf("round %d/%d %s: %s\n", round, o.rounds, mode, roundRatios(mode, results[mode], round-1))
+			}
+		}
+	}
+	printTable(os.Stdout, results, modes, o.rounds)
 	return nil
 }
 
@@ -178,36 +200,106 @@ func freshSchema(ctx context.Context, url, prefix string) (*pgxpool.Pool, func()
 	return pool, func() { pool.Close(); drop() }, nil
 }
 
-func printTable(w io.Writer, results map[string]map[string]bench.Result, modes []string) {
+// figure is one number of a result and how a ratio of it reads: for
+// throughput higher is better, for latency lower.
+type figure struct {
+	mode, name string
+	get        func(bench.Result) float64
+	higher     bool
+}
+
+func figures(mode string) []figure {
+	if mode != "latency" {
+		return []figure{{mode, "jobs/s", func(r bench.Result) float64 { return r.JobsPerSec }, true}}
+	}
+	msOf := func(get func(bench.Result) time.Duration) func(bench.Result) float64 {
+		return func(r bench.Result) float64 { return float64(get(r)) / float64(time.Millisecond) }
+	}
+	return []figure{
+		{mode, "p50 ms", msOf(func(r bench.Result) time.Duration { return r.P50 }), false},
+		{mode, "p95 ms", msOf(func(r bench.Result) time.Duration { return r.P95 }), false},
+		{mode, "p99 ms", msOf(func(r bench.Result) time.Duration { return r.P99 }), false},
+	}
+}
+
+// roundRatios is skiplock/river-bench of each figure of one round.
+func roundRatios(mode string, r map[string][]bench.Result, i int) string {
+	sk, rb := r["skiplock"], r["river-bench"]
+	if len(sk) <= i || len(rb) <= i {
+		return "-"
+	}
+	var parts []string
+	for _, f := range figures(mode) {
+		parts = append(parts, fmt.Sprintf("%s %s", f.name, ratio(f.get(sk[i]), f.get(rb[i]))))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printTable prints the median of each figure over the rounds and the
+// median ratio; with several rounds also the worst round's ratio (lowest
+// throughput ratio, highest latency ratio).
+func printTable(w io.Writer, results map[string]map[string][]bench.Result, modes []string, rounds int) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "\nmode\tfigure\triver-defaults\triver-bench\tskiplock\tskiplock/river-bench")
+	head := "\nmode\tfigure\triver-defaults\triver-bench\tskiplock\tskiplock/river-bench"
+	if rounds > 1 {
+		head = fmt.Sprintf("\nmedians of %d rounds\nmode\tfigure\triver-defaults\triver-bench\tskiplock\tskiplock/river-bench\tworst round", rounds)
+	}
+	fmt.Fprintln(tw, head)
 	for _, mode := range modes {
 		r := results[mode]
-		if mode == "latency" {
-			for _, p := range []struct {
-				name string
-				get  func(bench.Result) time.Duration
-			}{{"p50 ms", func(x bench.Result) time.Duration { return x.P50 }},
-				{"p95 ms", func(x bench.Result) time.Duration { return x.P95 }},
-				{"p99 ms", func(x bench.Result) time.Duration { return x.P99 }}} {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", mode, p.name, msOf(r, "river-defaults", p.get),
-					msOf(r, "river-bench", p.get), msOf(r, "skiplock", p.get),
-					ratio(float64(p.get(r["skiplock"])), float64(p.get(r["river-bench"]))))
+		for _, f := range figures(mode) {
+			med := func(name string) string {
+				if len(r[name]) == 0 {
+					return "-"
+				}
+				if f.higher {
+					return fmt.Sprintf("%.0f", median(r[name], f.get))
+				}
+				return fmt.Sprintf("%.2f", median(r[name], f.get))
 			}
-			continue
+			var ratios []float64
+			for i := range min(len(r["skiplock"]), len(r["river-bench"])) {
+				if b := f.get(r["river-bench"][i]); b > 0 {
+					ratios = append(ratios, f.get(r["skiplock"][i])/b)
+				}
+			}
+			line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s", mode, f.name, med("river-defaults"), med("river-bench"),
+				med("skiplock"), ratioOf(ratios, medianOf))
+			if rounds > 1 {
+				worst := slices.Min[[]float64]
+				if !f.higher {
+					worst = slices.Max[[]float64]
+				}
+				line += "\t" + ratioOf(ratios, worst)
+			}
+			fmt.Fprintln(tw, line)
 		}
-		fmt.Fprintf(tw, "%s\tjobs/s\t%.0f\t%.0f\t%.0f\t%s\n", mode, r["river-defaults"].JobsPerSec,
-			r["river-bench"].JobsPerSec, r["skiplock"].JobsPerSec,
-			ratio(r["skiplock"].JobsPerSec, r["river-bench"].JobsPerSec))
 	}
 	tw.Flush()
 }
 
-func msOf(r map[string]bench.Result, name string, get func(bench.Result) time.Duration) string {
-	if _, ok := r[name]; !ok {
+func median(rs []bench.Result, get func(bench.Result) float64) float64 {
+	xs := make([]float64, len(rs))
+	for i, r := range rs {
+		xs[i] = get(r)
+	}
+	return medianOf(xs)
+}
+
+func medianOf(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	if n := len(xs); n%2 == 0 {
+		return (xs[n/2-1] + xs[n/2]) / 2
+	}
+	return xs[len(xs)/2]
+}
+
+func ratioOf(xs []float64, pick func([]float64) float64) string {
+	if len(xs) == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2f", float64(get(r[name]))/float64(time.Millisecond))
+	return fmt.Sprintf("%.2fx", pick(xs))
 }
 
 func ratio(a, b float64) string {
