@@ -1,7 +1,9 @@
 // Command compare times River and Skiplock with the same harness against
 // the same PostgreSQL, each in a schema of its own, and prints a table.
+// With --rounds N it runs every mode N times, in alternating order, and the
+// table shows medians and the worst round.
 //
-//	cd bench/compare && go run . --database-url postgres://…
+//	cd bench/compare && go run . --database-url postgres://… --rounds 5
 package main
 
 import (
@@ -203,22 +205,22 @@ func freshSchema(ctx context.Context, url, prefix string) (*pgxpool.Pool, func()
 // figure is one number of a result and how a ratio of it reads: for
 // throughput higher is better, for latency lower.
 type figure struct {
-	mode, name string
-	get        func(bench.Result) float64
-	higher     bool
+	name   string
+	get    func(bench.Result) float64
+	higher bool
 }
 
 func figures(mode string) []figure {
 	if mode != "latency" {
-		return []figure{{mode, "jobs/s", func(r bench.Result) float64 { return r.JobsPerSec }, true}}
+		return []figure{{"jobs/s", func(r bench.Result) float64 { return r.JobsPerSec }, true}}
 	}
 	msOf := func(get func(bench.Result) time.Duration) func(bench.Result) float64 {
 		return func(r bench.Result) float64 { return float64(get(r)) / float64(time.Millisecond) }
 	}
 	return []figure{
-		{mode, "p50 ms", msOf(func(r bench.Result) time.Duration { return r.P50 }), false},
-		{mode, "p95 ms", msOf(func(r bench.Result) time.Duration { return r.P95 }), false},
-		{mode, "p99 ms", msOf(func(r bench.Result) time.Duration { return r.P99 }), false},
+		{"p50 ms", msOf(func(r bench.Result) time.Duration { return r.P50 }), false},
+		{"p95 ms", msOf(func(r bench.Result) time.Duration { return r.P95 }), false},
+		{"p99 ms", msOf(func(r bench.Result) time.Duration { return r.P99 }), false},
 	}
 }
 
@@ -299,12 +301,16 @@ func ratioOf(xs []float64, pick func([]float64) float64) string {
 	if len(xs) == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2fx", pick(xs))
+	return ratioText(pick(xs))
 }
 
 func ratio(a, b float64) string {
 	if a == 0 || b == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.2fx", a/b)
+	return ratioText(a / b)
 }
+
+// ratioText shows three decimals: a target of 2x must not read as met at
+// 1.996.
+func ratioText(r float64) string { return fmt.Sprintf("%.3fx", r) }

@@ -59,7 +59,7 @@ func TestTableShowsMediansAndWorstRound(t *testing.T) {
 		}
 	}
 	// river-defaults did not run; medians 100 and 210; ratios 2.5, 1.9, 2.1.
-	check("e2e jobs/s", "-", "100", "210", "2.10x", "1.90x")
+	check("e2e jobs/s", "-", "100", "210", "2.100x", "1.900x")
 	// p50 ratios 0.40, 0.60, 0.45: median 0.45, worst 0.60.
-	check("latency p50", "ms", "-", "2.00", "0.90", "0.45x", "0.60x")
+	check("latency p50", "ms", "-", "2.00", "0.90", "0.450x", "0.600x")
 }
