@@ -18,6 +18,7 @@ import (
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/internal/pgtest"
 	"github.com/skiplock/skiplock/internal/sqlitetest"
+	"github.com/skiplock/skiplock/internal/testwait"
 )
 
 // wfDrivers are the databases the workflow tests run on; SQLite joins with
@@ -84,13 +85,7 @@ func (b *wfBundle) job(t *testing.T, id int64) *skiplock.JobRow {
 // eventually polls cond until it holds or 20 s pass.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, 20*time.Second, what, cond)
 }
 
 func (b *wfBundle) waitState(t *testing.T, id int64, st skiplock.JobState) *skiplock.JobRow {

@@ -27,11 +27,7 @@ func plans(t *testing.T, name, settings string, running int, types, args string)
 	t.Helper()
 	_, url := pgtest.Schema(t)
 	ctx := t.Context()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := pgtest.Conn(t, url)
 	exec := func(stmts ...string) {
 		t.Helper()
 		for _, stmt := range stmts {

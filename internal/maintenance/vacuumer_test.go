@@ -5,11 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/testwait"
 )
 
 func TestVacuumerVacuumsOnlyPastTheThreshold(t *testing.T) {
@@ -56,19 +55,7 @@ func vacuum(t *testing.T, drv *pgdriver.Driver) bool {
 // second or so.
 func vacuumOnceSeen(t *testing.T, drv *pgdriver.Driver) {
 	t.Helper()
-	eventually(t, "dead rows to make the hot table vacuum", func() bool { return vacuum(t, drv) })
-}
-
-// eventually polls cond until it holds or 30 s pass.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testwait.Until(t, 30*time.Second, "dead rows to make the hot table vacuum", func() bool { return vacuum(t, drv) })
 }
 
 // TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack: a vacuum removes no row
@@ -79,11 +66,7 @@ func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 	t.Parallel()
 	drv, url := pgtest.Schema(t)
 	ctx := t.Context()
-	holder, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close(context.Background())
+	holder := pgtest.Conn(t, url)
 	if _, err := holder.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +75,7 @@ func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 	}
 	// Other tests share the database: wait until this snapshot is the
 	// oldest, which no transaction started later can change.
-	eventually(t, "the held snapshot to be the oldest", func() bool {
+	testwait.Until(t, 30*time.Second, "the held snapshot to be the oldest", func() bool {
 		var oldest bool
 		err := drv.Pool().QueryRow(ctx, `SELECT (SELECT backend_xmin FROM pg_stat_activity WHERE pid = $1) =
 			(SELECT backend_xmin FROM pg_stat_activity WHERE datname = current_database() AND backend_xmin IS NOT NULL

@@ -86,3 +86,17 @@ func WithSearchPath(url, schema string) string {
 	}
 	return url + sep + "search_path=" + schema
 }
+
+// Conn opens a connection of its own to url (a Schema's), for a test that
+// needs a session apart from the driver's pool: a held transaction, a
+// prepared statement. It is closed when the test ends, before the schema is
+// dropped.
+func Conn(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatalf("connect to %s: %v", url, err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
