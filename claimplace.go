@@ -44,18 +44,18 @@ func (cp *claimPlace) claim(ctx context.Context, drv driver.JobStore, p driver.C
 	if err != nil {
 		return nil, err
 	}
-	var last *driver.ClaimKey
-	for _, row := range jobs {
-		if k := row.Key(); last == nil || last.Before(k) {
-			last = &k
+	var last driver.ClaimKey // a value: a pointer taken per row escapes per row
+	for i, row := range jobs {
+		if k := row.Key(); i == 0 || last.Before(k) {
+			last = k
 		}
 	}
 	cp.mu.Lock()
 	if head {
 		cp.lastHead, cp.headCost = time.Now(), time.Since(start)
 	}
-	if last != nil {
-		cp.floor = last
+	if len(jobs) > 0 {
+		cp.floor = &last
 	}
 	cp.mu.Unlock()
 	return jobs, nil

@@ -154,11 +154,12 @@ func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []In
 		return nil, nil
 	}
 	params := make([]*driver.InsertParams, len(jobs))
+	block := make([]driver.InsertParams, len(jobs)) // one allocation for the batch
 	careful := false
 	queues := map[string]bool{}
 	for i, j := range jobs {
-		p, err := c.insertParams(j.Args, j.Opts)
-		if err != nil {
+		p := &block[i]
+		if err := c.fillInsertParams(p, j.Args, j.Opts); err != nil {
 			return nil, fmt.Errorf("job %d: %w", i, err)
 		}
 		params[i] = p
@@ -191,24 +192,33 @@ func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []In
 
 // insertParams validates a job and applies its contract and the defaults.
 func (c *Client) insertParams(args JobArgs, opts *InsertOpts) (*driver.InsertParams, error) {
+	p := new(driver.InsertParams)
+	if err := c.fillInsertParams(p, args, opts); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// fillInsertParams is insertParams writing into p.
+func (c *Client) fillInsertParams(p *driver.InsertParams, args JobArgs, opts *InsertOpts) error {
 	if args == nil {
-		return nil, invalid("args", "must not be nil")
+		return invalid("args", "must not be nil")
 	}
 	if opts == nil {
 		opts = &InsertOpts{}
 	}
 	payload, err := json.Marshal(args)
 	if err != nil {
-		return nil, invalid("payload", "cannot encode %T as JSON: %v", args, err)
+		return invalid("payload", "cannot encode %T as JSON: %v", args, err)
 	}
 	if err := checkInsertOpts(args.Kind(), opts); err != nil {
-		return nil, err
+		return err
 	}
 	res, err := c.resolve(args.Kind(), payload, opts)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	p := &driver.InsertParams{
+	*p = driver.InsertParams{
 		Kind: args.Kind(), Op: opts.Op, Queue: res.Queue, Tenant: opts.Tenant, Priority: res.Priority,
 		MaxRetries: res.MaxRetries, Payload: payload, Metadata: opts.Metadata, Tags: opts.Tags,
 		RunAt: opts.RunAt, IdempotencyKey: res.IdempotencyKey, UniquePolicy: res.UniquePolicy,
@@ -218,7 +228,7 @@ func (c *Client) insertParams(args JobArgs, opts *InsertOpts) (*driver.InsertPar
 	if p.RunAt.IsZero() && opts.Delay > 0 {
 		p.RunAt = time.Now().Add(opts.Delay)
 	}
-	return p, nil
+	return nil
 }
 
 func checkInsertOpts(kind string, opts *InsertOpts) error {

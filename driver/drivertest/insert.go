@@ -225,3 +225,69 @@ var _ = add("InsertFastPlainBatch", func(e *env) {
 		}
 	}
 })
+
+// Every column JobInsertFast writes reads back as given, in a batch that
+// mixes plain jobs with full ones, inside a caller's transaction too; a
+// document the database refuses fails the batch and stores none of it.
+var _ = add("InsertFastEveryColumn", func(e *env) {
+	at := time.Date(1999, 12, 31, 23, 59, 59, 123456789, time.UTC) // before PostgreSQL's epoch
+	full := job("ünïcode-kind")
+	full.Op, full.Queue, full.Tenant, full.Priority, full.MaxRetries = "ingest", "media", "acme", 10, 0
+	full.Payload, full.Metadata = json.RawMessage(`{"s": "naïve \"q\"", "n": [1, 2.5, null]}`), json.RawMessage(`{"by": "ada"}`)
+	full.Tags, full.WorkflowID, full.Stage, full.RunAt = []string{"red", "", "blé"}, "wf-9", "encode", at
+	plain := job("plain")
+	plain.Priority = 0
+	check := func(ids []int64) {
+		j := e.get(ids[0])
+		switch {
+		case j.Kind != full.Kind || j.Op != "ingest" || j.Queue != "media" || j.Tenant != "acme" || j.State != driver.StatePending:
+			e.t.Fatalf("kind/op/queue/tenant/state: %q %q %q %q %s", j.Kind, j.Op, j.Queue, j.Tenant, j.State)
+		case j.Priority != 10 || j.MaxRetries != 0 || j.WorkflowID != "wf-9" || j.Stage != "encode":
+			e.t.Fatalf("priority %d max_retries %d workflow %q stage %q", j.Priority, j.MaxRetries, j.WorkflowID, j.Stage)
+		case !jsonEqual(j.Payload, full.Payload) || !jsonEqual(j.Metadata, full.Metadata) || !slices.Equal(j.Tags, full.Tags):
+			e.t.Fatalf("payload %s metadata %s tags %q", j.Payload, j.Metadata, j.Tags)
+		case !j.RunAt.Equal(at.Truncate(time.Microsecond)):
+			e.t.Fatalf("run_at %s, want %s", j.RunAt, at.Truncate(time.Microsecond))
+		}
+		if p := e.get(ids[1]); p.Priority != 0 || p.Op != "" || p.WorkflowID != "" || len(p.Tags) != 0 || !jsonEqual(p.Metadata, json.RawMessage(`{}`)) {
+			e.t.Fatalf("plain job beside a full one: %+v", p)
+		}
+	}
+	ids, err := e.d.JobInsertFast(e.ctx, []*driver.InsertParams{full, plain})
+	if err != nil || len(ids) != 2 {
+		e.t.Fatalf("JobInsertFast: %v, %v", ids, err)
+	}
+	check(ids)
+
+	tx, err := e.d.Begin(e.ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ids, err = tx.JobInsertFast(e.ctx, []*driver.InsertParams{full, plain})
+	if err != nil || len(ids) != 2 {
+		e.t.Fatalf("JobInsertFast in a transaction: %v, %v", ids, err)
+	}
+	if err := tx.Commit(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	check(ids)
+
+	bad := job("fast-bad")
+	bad.Payload = json.RawMessage(`{"unclosed": `)
+	if ids, err := e.d.JobInsertFast(e.ctx, []*driver.InsertParams{job("fast-good"), bad}); err == nil {
+		e.t.Fatalf("a batch with a malformed payload was stored: %v", ids)
+	}
+	badMeta := job("fast-bad")
+	badMeta.Metadata = json.RawMessage(`not json`)
+	if _, err := e.d.JobInsertMany(e.ctx, []*driver.InsertParams{job("fast-good"), badMeta}); err == nil {
+		e.t.Fatal("a batch with malformed metadata was stored")
+	}
+	if _, err := e.d.JobInsertStart(e.ctx, bad, driver.StartParams{WorkerID: "w", Lease: time.Minute}); err == nil {
+		e.t.Fatal("a job with a malformed payload was inserted and started")
+	}
+	for _, kind := range []string{"fast-good", "fast-bad"} {
+		if js, err := e.d.JobList(e.ctx, driver.ListParams{Kind: kind, Limit: 10}); err != nil || len(js) != 0 {
+			e.t.Fatalf("jobs of kind %s after the failed batch: %d, %v", kind, len(js), err)
+		}
+	}
+})

@@ -1,6 +1,7 @@
 package pgdriver
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -21,12 +22,23 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		if err != nil {
 			return err
 		}
-		ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
-		if err != nil {
-			return err
+		var id int64
+		dest := []any{&id} // one target for every row: a fresh one per row escapes
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
 		}
-		src, columns := newCopySource(jobs, ids)
-		_, err = tx.q.CopyFrom(ctx, pgx.Identifier{"skiplock_jobs"}, columns, src)
+		if rows.Close(); rows.Err() != nil {
+			return rows.Err()
+		}
+		if len(ids) != len(jobs) {
+			return fmt.Errorf("took %d ids from the sequence for %d jobs", len(ids), len(jobs))
+		}
+		stream, stmt := encodeCopy(make([]byte, 0, copySize(jobs)), jobs, ids, time.Now())
+		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, bytes.NewReader(stream), stmt)
 		return err
 	})
 	return ids, err
@@ -165,10 +177,11 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 			return err
 		}
 		defer rows.Close()
+		var id int64
+		dest := []any{&id, nil, &released} // one target for every row; the state is not read
+		done = make([]int64, 0, len(jobs))
 		for rows.Next() {
-			var id int64
-			var state string
-			if err := rows.Scan(&id, &state, &released); err != nil {
+			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
 			done = append(done, id)

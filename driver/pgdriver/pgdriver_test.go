@@ -210,3 +210,42 @@ func TestBatchesLockInOneOrder(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestScanManyDistinctNames reads back more distinct kinds, tenants and
+// progress messages than the row scanner keeps shared strings for: past
+// that bound each row still gets its own values.
+func TestScanManyDistinctNames(t *testing.T) {
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	const n = 300
+	params := make([]*driver.InsertParams, n)
+	for i := range params {
+		params[i] = &driver.InsertParams{Kind: fmt.Sprintf("kind-%d", i), Queue: "default", Tenant: fmt.Sprintf("t%d", i%7),
+			Priority: 5, MaxRetries: 3}
+	}
+	ids, err := d.JobInsertFast(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := make([]string, n)
+	for i := range kinds {
+		kinds[i] = params[i].Kind
+	}
+	jobs, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Kinds: kinds, Max: n,
+		DefaultLease: time.Minute})
+	if err != nil || len(jobs) != n {
+		t.Fatalf("claimed %d of %d: %v", len(jobs), n, err)
+	}
+	for _, j := range jobs {
+		i := slices.Index(ids, j.ID)
+		if i < 0 || j.Kind != params[i].Kind || j.Tenant != params[i].Tenant || j.WorkerID != "w" ||
+			j.State != driver.StateRunning || j.StartedAt == nil || j.LeaseUntil == nil || j.HeartbeatAt == nil {
+			t.Fatalf("job %d (insert %d): kind %q tenant %q worker %q state %s", j.ID, i, j.Kind, j.Tenant, j.WorkerID, j.State)
+		}
+	}
+	// Each job's times are its own, though they come from one block.
+	*jobs[0].StartedAt = time.Time{}
+	if jobs[1].StartedAt.IsZero() || jobs[0].LeaseUntil.IsZero() {
+		t.Fatal("jobs share a time")
+	}
+}

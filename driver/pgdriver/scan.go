@@ -14,32 +14,37 @@ import (
 // jobScanner reads rows of {{cols}}. Its scan targets are its own fields
 // and are reused row after row: one claim reads up to a thousand jobs, and
 // fresh targets (and the interface slice that names them) cost more than
-// the job itself.
+// the job itself. The rows of a claim repeat their names (kind, queue,
+// tenant, state, worker): the scanner keeps one string per value instead of
+// one per row, and it hands out the jobs' optional times from a shared
+// block.
 type jobScanner struct {
 	j                                              driver.Job
-	op, workerID, key, workflow, stage             pgtype.Text
-	state                                          string
-	errs                                           []byte
+	op, workerID, key, workflow, stage, state      string
+	errs                                           rawBytes
 	startedAt, finishedAt, leaseUntil, heartbeatAt pgtype.Timestamptz
 	priority, progress                             int16
 	dest                                           []any
+	names                                          map[string]string
+	times                                          []time.Time
 }
 
 func newJobScanner() *jobScanner {
-	s := &jobScanner{}
+	s := &jobScanner{names: map[string]string{}}
 	j := &s.j
+	name := func(dst *string) any { return sharedText{dst: dst, names: s.names} }
 	// jsonb is read as bytes: a json.RawMessage target would make pgx parse
 	// each document once more to validate what PostgreSQL already validated.
-	s.dest = []any{&j.ID, &j.Kind, &s.op, &j.Queue, &j.Tenant, &s.state, &s.priority,
+	s.dest = []any{&j.ID, name(&j.Kind), name(&s.op), name(&j.Queue), name(&j.Tenant), name(&s.state), &s.priority,
 		(*[]byte)(&j.Payload), (*[]byte)(&j.Metadata), &j.Tags, &j.Attempt, &j.MaxRetries, &j.RunAt,
-		&j.CreatedAt, &s.startedAt, &s.finishedAt, &j.UpdatedAt, &s.leaseUntil, &s.workerID, &s.heartbeatAt, &s.progress,
-		&j.ProgressMessage, (*[]byte)(&j.Checkpoint), (*[]byte)(&j.Result), &s.errs, &s.key, &j.DependsOn,
-		&s.workflow, &s.stage, &j.CancelRequested, &j.RunOnParentFailure}
+		&j.CreatedAt, &s.startedAt, &s.finishedAt, &j.UpdatedAt, &s.leaseUntil, name(&s.workerID), &s.heartbeatAt, &s.progress,
+		name(&j.ProgressMessage), (*[]byte)(&j.Checkpoint), (*[]byte)(&j.Result), &s.errs, name(&s.key), &j.DependsOn,
+		name(&s.workflow), name(&s.stage), &j.CancelRequested, &j.RunOnParentFailure}
 	return s
 }
 
-// scan reads row into a new job. pgx allocates every string, slice and
-// document anew, so the job shares nothing with the next row.
+// scan reads row into a new job. pgx allocates every slice and document
+// anew, so the job shares nothing mutable with the next row.
 func (s *jobScanner) scan(row pgx.Row) (*driver.Job, error) {
 	if err := row.Scan(s.dest...); err != nil {
 		return nil, err
@@ -48,10 +53,10 @@ func (s *jobScanner) scan(row pgx.Row) (*driver.Job, error) {
 	*j = s.j
 	j.State = driver.JobState(s.state)
 	j.Priority, j.Progress = int(s.priority), int(s.progress)
-	j.Op, j.WorkerID, j.IdempotencyKey = s.op.String, s.workerID.String, s.key.String
-	j.WorkflowID, j.Stage = s.workflow.String, s.stage.String
-	j.StartedAt, j.FinishedAt = utc(s.startedAt), utc(s.finishedAt)
-	j.LeaseUntil, j.HeartbeatAt = utc(s.leaseUntil), utc(s.heartbeatAt)
+	j.Op, j.WorkerID, j.IdempotencyKey = s.op, s.workerID, s.key
+	j.WorkflowID, j.Stage = s.workflow, s.stage
+	j.StartedAt, j.FinishedAt = s.utc(s.startedAt), s.utc(s.finishedAt)
+	j.LeaseUntil, j.HeartbeatAt = s.utc(s.leaseUntil), s.utc(s.heartbeatAt)
 	j.RunAt, j.CreatedAt, j.UpdatedAt = j.RunAt.UTC(), j.CreatedAt.UTC(), j.UpdatedAt.UTC()
 	if len(s.errs) > 0 && string(s.errs) != "[]" { // most jobs have no errors: skip the decoder
 		if err := json.Unmarshal(s.errs, &j.Errors); err != nil {
@@ -60,6 +65,57 @@ func (s *jobScanner) scan(row pgx.Row) (*driver.Job, error) {
 	}
 	j.FillEmpty()
 	return j, nil
+}
+
+// utc answers t in UTC, or nil when NULL, from the scanner's block of times.
+func (s *jobScanner) utc(t pgtype.Timestamptz) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	if len(s.times) == cap(s.times) {
+		s.times = make([]time.Time, 0, 256)
+	}
+	s.times = append(s.times, t.Time.UTC())
+	return &s.times[len(s.times)-1]
+}
+
+// maxNames bounds the strings a scanner keeps: the values that repeat are
+// few, and idempotency keys, which do not, must not grow it without end.
+const maxNames = 64
+
+// sharedText scans a text column (NULL: "") into dst, taking the string from
+// names when an earlier row had the same value.
+type sharedText struct {
+	dst   *string
+	names map[string]string
+}
+
+func (t sharedText) ScanBytes(b []byte) error {
+	if len(b) == 0 {
+		*t.dst = ""
+		return nil
+	}
+	if v, ok := t.names[string(b)]; ok {
+		*t.dst = v
+		return nil
+	}
+	v := string(b)
+	if len(t.names) < maxNames {
+		t.names[v] = v
+	}
+	*t.dst = v
+	return nil
+}
+
+// rawBytes scans a column into the scanner's own buffer, reused row after
+// row: for a document that is decoded at once and not kept. (The row's
+// bytes themselves are not safe to keep: a QueryRow gives its connection
+// back to the pool before Scan returns.)
+type rawBytes []byte
+
+func (r *rawBytes) ScanBytes(b []byte) error {
+	*r = append((*r)[:0], b...)
+	return nil
 }
 
 // scanJob reads one row of {{cols}}.
@@ -96,14 +152,6 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-func utc(t pgtype.Timestamptz) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	u := t.Time.UTC()
-	return &u
 }
 
 func nullable(b json.RawMessage) any {

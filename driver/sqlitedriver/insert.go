@@ -3,6 +3,7 @@ package sqlitedriver
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/skiplock/skiplock/driver"
@@ -29,6 +30,9 @@ func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams
 func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, start driver.StartParams) (*driver.Job, error) {
 	if !p.Plain() {
 		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key or dependencies", p.Kind)
+	}
+	if err := checkDocs(p); err != nil {
+		return nil, err
 	}
 	var j *driver.Job
 	err := e.inTx(ctx, func(tx executor) error {
@@ -60,6 +64,9 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 			}
 		}
 		for i, p := range jobs {
+			if err := checkDocs(p); err != nil {
+				return fmt.Errorf("insert job %d of %d: %w", i+1, len(jobs), err)
+			}
 			runAt, state := nowUS, driver.StatePending
 			if !p.RunAt.IsZero() {
 				runAt = p.RunAt.UnixMicro()
@@ -91,6 +98,18 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 	return ids, nil
 }
 
+// checkDocs refuses a payload or metadata that is not JSON, as PostgreSQL's
+// jsonb does: SQLite would store any text.
+func checkDocs(p *driver.InsertParams) error {
+	if len(p.Payload) > 0 && !json.Valid(p.Payload) {
+		return fmt.Errorf("job of kind %q: payload is not valid JSON", p.Kind)
+	}
+	if len(p.Metadata) > 0 && !json.Valid(p.Metadata) {
+		return fmt.Errorf("job of kind %q: metadata is not valid JSON", p.Kind)
+	}
+	return nil
+}
+
 func tagsJSON(tags []string) string {
 	if len(tags) == 0 {
 		return "[]"
@@ -115,6 +134,9 @@ func insertArgs(p *driver.InsertParams, waiting bool, now sql.NamedArg) []any {
 // insertOne inserts one job inside the write transaction, honouring its key
 // and its dependencies.
 func (e executor) insertOne(ctx context.Context, p *driver.InsertParams) (driver.InsertResult, error) {
+	if err := checkDocs(p); err != nil {
+		return driver.InsertResult{}, err
+	}
 	parents, err := e.parentStates(ctx, p.DependsOn)
 	if err != nil {
 		return driver.InsertResult{}, err
