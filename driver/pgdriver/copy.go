@@ -2,6 +2,7 @@ package pgdriver
 
 import (
 	"encoding/binary"
+	"io"
 	"strings"
 	"time"
 
@@ -25,9 +26,10 @@ func copySQL(cols []string) string {
 	return "COPY skiplock_jobs (" + strings.Join(cols, ", ") + ") FROM STDIN (FORMAT binary)"
 }
 
-// encodeCopy appends to b jobs, with ids taken from the sequence, as the
-// binary COPY stream of copyStatement or copyStatementPlain, and answers the
-// stream and which statement reads it.
+// copyReader reads jobs, with ids taken from the sequence, as the binary
+// COPY stream of its statement (copyStatement or copyStatementPlain). It
+// encodes rows as they are read, a chunk at a time, so that a large batch
+// is never held twice in memory.
 //
 // It is written by hand: pgx's CopyFrom boxes every value of every row in
 // an interface and looks up its encoder, which cost the insert more Go CPU
@@ -35,28 +37,69 @@ func copySQL(cols []string) string {
 // of five types, and the format is fixed (PostgreSQL's "Binary Format" of
 // COPY: a header, then per row a count of fields and each field as its
 // length and its bytes, then a trailer).
-func encodeCopy(b []byte, jobs []*driver.InsertParams, ids []int64, now time.Time) ([]byte, string) {
-	plain := true
+type copyReader struct {
+	jobs  []*driver.InsertParams
+	ids   []int64
+	now   time.Time
+	plain bool
+	w     copyWriter
+	off   int // read so far of w.b
+	next  int // the next job to encode; -1 before the header
+	ended bool
+}
+
+// copyChunk is how many bytes copyReader encodes before it hands them out.
+const copyChunk = 64 << 10
+
+func newCopyReader(jobs []*driver.InsertParams, ids []int64, now time.Time) (*copyReader, string) {
+	r := &copyReader{jobs: jobs, ids: ids, now: now, plain: true, next: -1}
 	for _, p := range jobs {
 		if p.Op != "" || len(p.Metadata) > 0 || len(p.Tags) > 0 || p.WorkflowID != "" || p.Stage != "" {
-			plain = false
+			r.plain = false
 			break
 		}
 	}
-	w := &copyWriter{b: b}
-	w.b = append(w.b, "PGCOPY\n\377\r\n\000"...)
-	w.int32(0) // flags
-	w.int32(0) // header extension length
+	r.w.b = make([]byte, 0, min(copyChunk+1024, 64+160*len(jobs)))
+	if r.plain {
+		return r, copyStatementPlain
+	}
+	return r, copyStatement
+}
+
+func (r *copyReader) Read(p []byte) (int, error) {
+	for r.off == len(r.w.b) {
+		if r.ended {
+			return 0, io.EOF
+		}
+		r.w.b, r.off = r.w.b[:0], 0
+		r.fill()
+	}
+	n := copy(p, r.w.b[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// fill encodes the header (first), rows until a chunk is full, and the
+// trailer (last).
+func (r *copyReader) fill() {
+	w := &r.w
+	if r.next < 0 {
+		w.b = append(w.b, "PGCOPY\n\377\r\n\000"...)
+		w.int32(0) // flags
+		w.int32(0) // header extension length
+		r.next = 0
+	}
 	fields := int16(len(copyColumns))
-	if plain {
+	if r.plain {
 		fields = int16(len(copyColumnsPlain))
 	}
-	for i, p := range jobs {
+	for ; r.next < len(r.jobs) && len(w.b) < copyChunk; r.next++ {
+		p := r.jobs[r.next]
 		runAt, state := p.RunAt, driver.StatePending
 		if runAt.IsZero() {
-			runAt = now
+			runAt = r.now
 		}
-		if runAt.After(now) {
+		if runAt.After(r.now) {
 			state = driver.StateScheduled
 		}
 		if p.Paused {
@@ -64,9 +107,9 @@ func encodeCopy(b []byte, jobs []*driver.InsertParams, ids []int64, now time.Tim
 		}
 		w.int16(fields)
 		w.field(8)
-		w.int64(ids[i])
+		w.int64(r.ids[r.next])
 		w.text(p.Kind)
-		if !plain {
+		if !r.plain {
 			w.nullText(p.Op)
 		}
 		w.text(p.Queue)
@@ -75,7 +118,7 @@ func encodeCopy(b []byte, jobs []*driver.InsertParams, ids []int64, now time.Tim
 		w.field(2)
 		w.int16(int16(p.Priority))
 		w.jsonb(p.Payload)
-		if !plain {
+		if !r.plain {
 			w.jsonb(p.Metadata)
 			w.textArray(p.Tags)
 		}
@@ -83,30 +126,15 @@ func encodeCopy(b []byte, jobs []*driver.InsertParams, ids []int64, now time.Tim
 		w.int32(int32(p.MaxRetries))
 		w.field(8)
 		w.int64(pgMicros(runAt))
-		if !plain {
+		if !r.plain {
 			w.nullText(p.WorkflowID)
 			w.nullText(p.Stage)
 		}
 	}
-	w.int16(-1) // trailer
-	if plain {
-		return w.b, copyStatementPlain
+	if r.next == len(r.jobs) {
+		w.int16(-1) // trailer
+		r.ended = true
 	}
-	return w.b, copyStatement
-}
-
-// copySize is about the length of jobs' COPY stream, so that it is
-// allocated once.
-func copySize(jobs []*driver.InsertParams) int {
-	n := 21
-	for _, p := range jobs {
-		n += 110 + len(p.Kind) + len(p.Op) + len(p.Queue) + len(p.Tenant) + len(p.Payload) + len(p.Metadata) +
-			len(p.WorkflowID) + len(p.Stage)
-		for _, t := range p.Tags {
-			n += 4 + len(t)
-		}
-	}
-	return n
 }
 
 // textOID is the type of a text[]'s elements, which its binary form names.

@@ -1,7 +1,6 @@
 package pgdriver
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -37,8 +36,8 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		if len(ids) != len(jobs) {
 			return fmt.Errorf("took %d ids from the sequence for %d jobs", len(ids), len(jobs))
 		}
-		stream, stmt := encodeCopy(make([]byte, 0, copySize(jobs)), jobs, ids, time.Now())
-		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, bytes.NewReader(stream), stmt)
+		src, stmt := newCopyReader(jobs, ids, time.Now())
+		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, stmt)
 		return err
 	})
 	return ids, err

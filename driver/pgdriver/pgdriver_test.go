@@ -2,6 +2,7 @@ package pgdriver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -247,5 +248,49 @@ func TestScanManyDistinctNames(t *testing.T) {
 	*jobs[0].StartedAt = time.Time{}
 	if jobs[1].StartedAt.IsZero() || jobs[0].LeaseUntil.IsZero() {
 		t.Fatal("jobs share a time")
+	}
+}
+
+// TestInsertFastStreamsChunks inserts a batch whose COPY stream spans many
+// chunks, with one row larger than a chunk, and reads every job back.
+func TestInsertFastStreamsChunks(t *testing.T) {
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	const n = 3000
+	params := make([]*driver.InsertParams, n)
+	for i := range params {
+		params[i] = &driver.InsertParams{Kind: "big", Queue: "default", Priority: 5, MaxRetries: 3,
+			Payload: []byte(fmt.Sprintf(`{"i": %d, "pad": "%0100d"}`, i, i))}
+	}
+	huge := fmt.Sprintf(`{"i": 1500, "pad": "%0200000d"}`, 7) // bigger than a chunk
+	params[1500].Payload = []byte(huge)
+	params[2999].Tags = []string{"last"} // the full column set
+	ids, err := d.JobInsertFast(ctx, params)
+	if err != nil || len(ids) != n {
+		t.Fatalf("JobInsertFast: %d ids, %v", len(ids), err)
+	}
+	for _, i := range []int{0, 1, 1499, 1500, 1501, 2998, 2999} {
+		j, err := d.JobGet(ctx, ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want map[string]any
+		if err := json.Unmarshal(j.Payload, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(params[i].Payload, &want); err != nil {
+			t.Fatal(err)
+		}
+		wantTags := params[i].Tags
+		if wantTags == nil {
+			wantTags = []string{}
+		}
+		if got["i"] != want["i"] || got["pad"] != want["pad"] || !slices.Equal(j.Tags, wantTags) {
+			t.Fatalf("job %d (insert %d): payload of %d bytes, tags %v", j.ID, i, len(j.Payload), j.Tags)
+		}
+	}
+	list, err := d.JobList(ctx, driver.ListParams{Kind: "big", Limit: n + 1})
+	if err != nil || len(list) != n {
+		t.Fatalf("listed %d of %d: %v", len(list), n, err)
 	}
 }
