@@ -25,19 +25,31 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// insertFast inserts n jobs of queue "default", priority 5 and three
+// retries, each as job(i, p) leaves it, and answers them and their ids.
+func insertFast(t *testing.T, d *pgdriver.Driver, n int, job func(i int, p *driver.InsertParams)) ([]*driver.InsertParams, []int64) {
+	t.Helper()
+	params := make([]*driver.InsertParams, n)
+	for i := range params {
+		params[i] = &driver.InsertParams{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3}
+		if job != nil {
+			job(i, params[i])
+		}
+	}
+	ids, err := d.JobInsertFast(t.Context(), params)
+	if err != nil || len(ids) != n {
+		t.Fatalf("JobInsertFast: %d ids of %d, %v", len(ids), n, err)
+	}
+	return params, ids
+}
+
 // TestClaimSkipLockedNeverDoubleClaims claims from several pools at once:
 // FOR UPDATE SKIP LOCKED hands each job to one of them.
 func TestClaimSkipLockedNeverDoubleClaims(t *testing.T) {
 	d, url := pgtest.Schema(t)
 	ctx := t.Context()
 	const n = 2000
-	params := make([]*driver.InsertParams, n)
-	for i := range params {
-		params[i] = &driver.InsertParams{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3}
-	}
-	if _, err := d.JobInsertFast(ctx, params); err != nil {
-		t.Fatal(err)
-	}
+	insertFast(t, d, n, nil)
 	var mu sync.Mutex
 	seen := map[int64]string{}
 	var wg sync.WaitGroup
@@ -212,22 +224,16 @@ func TestBatchesLockInOneOrder(t *testing.T) {
 	}
 }
 
-// TestScanManyDistinctNames reads back more distinct kinds, tenants and
-// progress messages than the row scanner keeps shared strings for: past
-// that bound each row still gets its own values.
+// TestScanManyDistinctNames reads back more distinct kinds than the row
+// scanner keeps shared strings for: past that bound each row still gets its
+// own values.
 func TestScanManyDistinctNames(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
 	const n = 300
-	params := make([]*driver.InsertParams, n)
-	for i := range params {
-		params[i] = &driver.InsertParams{Kind: fmt.Sprintf("kind-%d", i), Queue: "default", Tenant: fmt.Sprintf("t%d", i%7),
-			Priority: 5, MaxRetries: 3}
-	}
-	ids, err := d.JobInsertFast(ctx, params)
-	if err != nil {
-		t.Fatal(err)
-	}
+	params, ids := insertFast(t, d, n, func(i int, p *driver.InsertParams) {
+		p.Kind, p.Tenant = fmt.Sprintf("kind-%d", i), fmt.Sprintf("t%d", i%7)
+	})
 	kinds := make([]string, n)
 	for i := range kinds {
 		kinds[i] = params[i].Kind
@@ -257,18 +263,15 @@ func TestInsertFastStreamsChunks(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
 	const n = 3000
-	params := make([]*driver.InsertParams, n)
-	for i := range params {
-		params[i] = &driver.InsertParams{Kind: "big", Queue: "default", Priority: 5, MaxRetries: 3,
-			Payload: []byte(fmt.Sprintf(`{"i": %d, "pad": "%0100d"}`, i, i))}
-	}
-	huge := fmt.Sprintf(`{"i": 1500, "pad": "%0200000d"}`, 7) // bigger than a chunk
-	params[1500].Payload = []byte(huge)
-	params[2999].Tags = []string{"last"} // the full column set
-	ids, err := d.JobInsertFast(ctx, params)
-	if err != nil || len(ids) != n {
-		t.Fatalf("JobInsertFast: %d ids, %v", len(ids), err)
-	}
+	params, ids := insertFast(t, d, n, func(i int, p *driver.InsertParams) {
+		p.Kind, p.Payload = "big", []byte(fmt.Sprintf(`{"i": %d, "pad": "%0100d"}`, i, i))
+		switch i {
+		case 1500:
+			p.Payload = []byte(fmt.Sprintf(`{"i": 1500, "pad": "%0200000d"}`, 7)) // bigger than a chunk
+		case n - 1:
+			p.Tags = []string{"last"} // the full column set
+		}
+	})
 	for _, i := range []int{0, 1, 1499, 1500, 1501, 2998, 2999} {
 		j, err := d.JobGet(ctx, ids[i])
 		if err != nil {
