@@ -25,14 +25,21 @@ type jobScanner struct {
 	startedAt, finishedAt, leaseUntil, heartbeatAt pgtype.Timestamptz
 	priority, progress                             int16
 	dest                                           []any
-	names                                          map[string]string
+	texts                                          [10]sharedText
+	names                                          map[string]string // made at the first name
 	times                                          []time.Time
 }
 
 func newJobScanner() *jobScanner {
-	s := &jobScanner{names: map[string]string{}}
+	s := &jobScanner{}
 	j := &s.j
-	name := func(dst *string) any { return sharedText{dst: dst, names: s.names} }
+	n := 0
+	name := func(dst *string) any { // a pointer into texts: no allocation
+		t := &s.texts[n]
+		t.dst, t.s = dst, s
+		n++
+		return t
+	}
 	// jsonb is read as bytes: a json.RawMessage target would make pgx parse
 	// each document once more to validate what PostgreSQL already validated.
 	s.dest = []any{&j.ID, name(&j.Kind), name(&s.op), name(&j.Queue), name(&j.Tenant), name(&s.state), &s.priority,
@@ -73,7 +80,9 @@ func (s *jobScanner) utc(t pgtype.Timestamptz) *time.Time {
 		return nil
 	}
 	if len(s.times) == cap(s.times) {
-		s.times = make([]time.Time, 0, 256)
+		// A first row's times fit in a small block; a claim's many rows
+		// take blocks of 256.
+		s.times = make([]time.Time, 0, min(256, 4+cap(s.times)*16))
 	}
 	s.times = append(s.times, t.Time.UTC())
 	return &s.times[len(s.times)-1]
@@ -84,24 +93,27 @@ func (s *jobScanner) utc(t pgtype.Timestamptz) *time.Time {
 const maxNames = 64
 
 // sharedText scans a text column (NULL: "") into dst, taking the string from
-// names when an earlier row had the same value.
+// the scanner's names when an earlier row had the same value.
 type sharedText struct {
-	dst   *string
-	names map[string]string
+	dst *string
+	s   *jobScanner
 }
 
-func (t sharedText) ScanBytes(b []byte) error {
+func (t *sharedText) ScanBytes(b []byte) error {
 	if len(b) == 0 {
 		*t.dst = ""
 		return nil
 	}
-	if v, ok := t.names[string(b)]; ok {
+	if v, ok := t.s.names[string(b)]; ok {
 		*t.dst = v
 		return nil
 	}
 	v := string(b)
-	if len(t.names) < maxNames {
-		t.names[v] = v
+	if t.s.names == nil {
+		t.s.names = make(map[string]string)
+	}
+	if len(t.s.names) < maxNames {
+		t.s.names[v] = v
 	}
 	*t.dst = v
 	return nil
