@@ -25,7 +25,7 @@ type jobScanner struct {
 	startedAt, finishedAt, leaseUntil, heartbeatAt pgtype.Timestamptz
 	priority, progress                             int16
 	dest                                           []any
-	texts                                          [10]sharedText
+	texts                                          [10]sharedText    // one per name() in newJobScanner
 	names                                          map[string]string // made at the first name
 	times                                          []time.Time
 }
@@ -157,13 +157,6 @@ func scanOne(row pgx.Row) (*driver.Job, error) {
 		return nil, driver.ErrNotFound
 	}
 	return j, err
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 func nullable(b json.RawMessage) any {
