@@ -192,6 +192,34 @@ var _ = add("CompleteManyAnswersHeldOnly", func(e *env) {
 	}
 })
 
+// A batch may name a job twice (a stale attempt and the current one): the
+// current one completes it, once. Results of every JSON shape are kept.
+var _ = add("CompleteManyRepeatsAndResults", func(e *env) {
+	for range 3 {
+		e.insert(job("a"))
+	}
+	got := e.claim(driver.ClaimParams{})
+	stale := held(got[1])
+	stale.Attempt--
+	batch := []driver.CompleteParams{
+		{HeldJob: held(got[1]), Result: json.RawMessage(`[2]`)},
+		{HeldJob: held(got[0]), Result: json.RawMessage(`{"s": "a\"b", "u": "é", "n": [1, {"k": null}]}`)},
+		{HeldJob: stale, Result: json.RawMessage(`"stale"`)},
+		{HeldJob: held(got[2]), Result: json.RawMessage(`null`)},
+	}
+	done, err := e.d.JobCompleteMany(e.ctx, batch)
+	slices.Sort(done)
+	if err != nil || !slices.Equal(done, []int64{got[0].ID, got[1].ID, got[2].ID}) {
+		e.t.Fatalf("complete: %v, %v; want each job once", done, err)
+	}
+	want := map[int64]string{got[0].ID: `{"s":"a\"b","u":"é","n":[1,{"k":null}]}`, got[1].ID: `[2]`, got[2].ID: `null`}
+	for id, result := range want {
+		if j := e.wantState(id, driver.StateCompleted); !jsonEqual(j.Result, []byte(result)) {
+			e.t.Fatalf("job %d result %s, want %s", id, j.Result, result)
+		}
+	}
+})
+
 var _ = add("ClaimByTenant", func(e *env) {
 	a, b := job("k"), job("k")
 	a.Tenant, b.Tenant = "a", "b"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -59,8 +60,20 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	args := []any{p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant, rank, runAt, id}
 	var jobs []*driver.Job
 	read := func(rows pgx.Rows, err error) error {
-		jobs, err = scanJobs(rows, err)
-		return err
+		if jobs, err = scanJobs(rows, err); err != nil {
+			return err
+		}
+		// The update answers the jobs in id order: put them in claim order.
+		slices.SortFunc(jobs, func(a, b *driver.Job) int {
+			switch ka, kb := a.Key(), b.Key(); {
+			case ka.Before(kb):
+				return -1
+			case kb.Before(ka):
+				return 1
+			}
+			return 0
+		})
+		return nil
 	}
 	if _, inTx := e.q.(pgx.Tx); inTx {
 		return jobs, read(e.q.Query(ctx, q("JobClaim")+inCallerTx, args...))
@@ -160,14 +173,9 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	ids, attempts := make([]int64, len(jobs)), make([]int32, len(jobs))
-	results := make([]any, len(jobs))
-	for k, i := range byID(len(jobs), func(i int) int64 { return jobs[i].ID }) {
-		c := jobs[i]
-		if c.WorkerID != jobs[0].WorkerID {
-			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
-		}
-		ids[k], attempts[k], results[k] = c.ID, int32(c.Attempt), nullable(c.Result)
+	ids, attempts, results, err := completeArgs(jobs)
+	if err != nil {
+		return nil, err
 	}
 	var done []int64
 	var released int64
@@ -188,7 +196,6 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		return rows.Err()
 	}
 	args := []any{jobs[0].WorkerID, ids, attempts, results}
-	var err error
 	if _, inTx := e.q.(pgx.Tx); inTx {
 		err = read(e.q.Query(ctx, q("JobCompleteMany")+inCallerTx, args...))
 	} else {
@@ -201,6 +208,51 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		_, err = e.ReleaseWaiting(ctx) // and wakes their queues
 	}
 	return done, err
+}
+
+// completeArgs answers JobCompleteMany's ids in id order (the order in
+// which the statement locks them), and the attempts and results as jsonb
+// objects keyed by id; results holds only the jobs that have one. Should a
+// batch hold two attempts of one job, the later one counts.
+func completeArgs(jobs []driver.CompleteParams) (ids []int64, attempts, results []byte, err error) {
+	order := make([]int, len(jobs))
+	for i, c := range jobs {
+		if c.WorkerID != jobs[0].WorkerID {
+			return nil, nil, nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
+		}
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(jobs[a].ID, jobs[b].ID), cmp.Compare(jobs[a].Attempt, jobs[b].Attempt))
+	})
+	ids = make([]int64, 0, len(jobs))
+	attempts = append(make([]byte, 0, len(jobs)*16), '{')
+	results = append(make([]byte, 0, 64), '{')
+	for k, i := range order {
+		c := jobs[i]
+		if k+1 < len(order) && jobs[order[k+1]].ID == c.ID {
+			continue // the later attempt of the job follows
+		}
+		if len(ids) > 0 {
+			attempts = append(attempts, ',')
+		}
+		ids = append(ids, c.ID)
+		attempts = strconv.AppendInt(appendKey(attempts, c.ID), int64(c.Attempt), 10)
+		if len(c.Result) > 0 {
+			if len(results) > 1 {
+				results = append(results, ',')
+			}
+			results = append(appendKey(results, c.ID), c.Result...)
+		}
+	}
+	return ids, append(attempts, '}'), append(results, '}'), nil
+}
+
+// appendKey appends `"id":`, a key of the objects of completeArgs.
+func appendKey(b []byte, id int64) []byte {
+	b = append(b, '"')
+	b = strconv.AppendInt(b, id, 10)
+	return append(b, '"', ':')
 }
 
 func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {

@@ -70,6 +70,11 @@ SELECT id, state FROM skiplock_jobs_archive WHERE id = ANY($1) AND id NOT IN (SE
 INSERT INTO skiplock_job_deps (job_id, parent_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING;
 
 -- name: JobClaim
+-- The update finds the picked jobs by primary key from an array, not by a
+-- join: a join's generic plan made while the table was empty (vacuumed to
+-- no pages) walked the whole table and probed the picked jobs for each row,
+-- for as long as the connection lived. Rows come back in id order; the
+-- driver puts them in claim order.
 WITH picked AS (
     SELECT id FROM skiplock_jobs
     WHERE state = 'pending' AND queue = $1
@@ -86,7 +91,7 @@ UPDATE skiplock_jobs j
 SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = now(), heartbeat_at = now(),
     updated_at = now(),
     lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($3::text[], j.kind)], $6::float8))
-FROM picked WHERE j.id = picked.id
+WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
 RETURNING {{cols j:}};
 
 -- name: JobHeartbeat
@@ -104,15 +109,19 @@ WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = c
 RETURNING j.id, j.lease_until, j.cancel_requested;
 
 -- name: JobCompleteMany
--- c carries the state as a join column so that the planner finds the jobs
--- by id: a restriction on state would match the running-lease index, whose
--- bitmap scan reads every dead entry until vacuum (100x slower under churn).
-WITH c AS MATERIALIZED (
-    SELECT *, 'running'::text AS state FROM unnest($2::bigint[], $3::int[], $4::jsonb[]) AS c(id, attempt, result)
-), d AS (
-    DELETE FROM skiplock_jobs j USING c
-    WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = c.state
-    RETURNING j.*, c.result AS new_result
+-- The jobs are found by primary key from the id array $2 alone; their
+-- attempts ($3) and results ($4) are jsonb objects keyed by id. A join with
+-- the batch instead let a generic plan made while the table was empty
+-- (vacuumed to no pages) walk the whole table and probe the batch for each
+-- row, for as long as the connection lived. The state is compared with a
+-- subquery's value, which the planner cannot see: written as a constant, it
+-- matches the running-lease index, whose scan reads every dead entry until
+-- vacuum (100x slower under churn).
+WITH d AS (
+    DELETE FROM skiplock_jobs j
+    WHERE j.id = ANY($2::bigint[]) AND j.worker_id = $1 AND j.state = (SELECT 'running'::text)
+      AND j.attempt = ($3::jsonb ->> j.id::text)::int
+    RETURNING j.*, $4::jsonb -> j.id::text AS new_result
 ), a AS (
     INSERT INTO skiplock_jobs_archive ({{cols}})
     SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=d.new_result, finished_at=now(), updated_at=now(), lease_until=NULL, progress=CASE WHEN d.cancel_requested THEN d.progress ELSE 100 END}}
