@@ -80,6 +80,31 @@ var _ = add("ClaimLeasePerKind", func(e *env) {
 	}
 })
 
+// Each job of a heartbeat gets its own lease; a job named twice (a stale
+// attempt and the current one) is extended once, by the current one.
+var _ = add("HeartbeatLeasePerJob", func(e *env) {
+	a, b := e.insert(job("a")), e.insert(job("a"))
+	got := e.claim(driver.ClaimParams{DefaultLease: 2 * time.Second})
+	if len(got) != 2 {
+		e.t.Fatalf("claimed %v", ids(got))
+	}
+	res, err := e.d.JobHeartbeat(e.ctx, driver.HeartbeatParams{WorkerID: "w1",
+		IDs: []int64{b.ID, a.ID, b.ID}, Attempts: []int{1, 1, 0},
+		Leases: []time.Duration{90 * time.Minute, 1500 * time.Millisecond, time.Second}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	slices.SortFunc(res, func(x, y driver.HeartbeatResult) int { return int(x.ID - y.ID) })
+	if len(res) != 2 || res[0].ID != a.ID || res[1].ID != b.ID ||
+		!near(res[0].LeaseUntil, time.Now().Add(1500*time.Millisecond), 10*time.Second) ||
+		!near(res[1].LeaseUntil, time.Now().Add(90*time.Minute), 10*time.Second) {
+		e.t.Fatalf("heartbeat: %+v, want job %d for 1.5 s and job %d for 90 min", res, a.ID, b.ID)
+	}
+	if j := e.get(b.ID); !j.LeaseUntil.Equal(res[1].LeaseUntil) {
+		e.t.Fatalf("job %d lease %v, heartbeat answered %v", b.ID, j.LeaseUntil, res[1].LeaseUntil)
+	}
+})
+
 var _ = add("HeartbeatExtendsOnlyHeldJobs", func(e *env) {
 	a, b := e.insert(job("a")), e.insert(job("a"))
 	got := e.claim(driver.ClaimParams{DefaultLease: 2 * time.Second})

@@ -75,14 +75,11 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 		})
 		return nil
 	}
-	if _, inTx := e.q.(pgx.Tx); inTx {
-		return jobs, read(e.q.Query(ctx, q("JobClaim")+inCallerTx, args...))
-	}
 	// A claim that a crash loses only puts its jobs back to pending, to run
 	// again (delivery is at least once), so its commit need not wait for the
 	// WAL flush: the completion's commit does, and flushes the claim with
 	// it.
-	return jobs, e.inLocalTx(ctx, claimSettings, q("JobClaim"), args, read)
+	return jobs, e.pinned(ctx, claimSettings, "JobClaim", args, read)
 }
 
 // genericPlan makes a prepared statement run its generic plan, made once
@@ -109,6 +106,16 @@ const claimSettings = genericPlan + ", set_config('synchronous_commit', 'off', t
 // and never shares the pinned generic plan.
 const inCallerTx = "\n-- in the caller's transaction"
 
+// pinned runs the statement name under settings in a transaction of its
+// own, or, inside a caller's transaction, as a statement of its own text
+// planned as PostgreSQL chooses (the settings would outlive it there).
+func (e executor) pinned(ctx context.Context, settings, name string, args []any, read func(pgx.Rows, error) error) error {
+	if _, inTx := e.q.(pgx.Tx); inTx {
+		return read(e.q.Query(ctx, q(name)+inCallerTx, args...))
+	}
+	return e.inLocalTx(ctx, settings, q(name), args, read)
+}
+
 // inLocalTx runs query in a transaction of its own after settings (SET
 // LOCAL, or set_config(…, true)), all four statements sent as one pipeline:
 // one round trip. read gets the query's rows and must close them.
@@ -134,37 +141,20 @@ func (e executor) inLocalTx(ctx context.Context, settings, query string, args []
 	return br.Close()
 }
 
-// byID answers the indexes 0…n-1 in the order of their ids. Statements
-// that lock a batch of jobs and wait for locks (the heartbeat, the
-// completion) take them in id order, so that two of them never each hold a
-// lock the other waits for: a heartbeat in the order of a map and a
-// completion in the order jobs finished deadlocked (40P01) in a
-// held-transaction run.
-func byID(n int, id func(int) int64) []int {
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(id(a), id(b)) })
-	return order
-}
-
 func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
-	n := len(p.IDs)
-	ids, attempts, leases := make([]int64, n), make([]int, n), make([]float64, n)
-	for k, i := range byID(n, func(i int) int64 { return p.IDs[i] }) {
-		ids[k], attempts[k], leases[k] = p.IDs[i], p.Attempts[i], secs(p.Leases[i])
+	ids, attempts, leases := batchArgs(len(p.IDs), func(i int) (int64, int) { return p.IDs[i], p.Attempts[i] },
+		func(b []byte, i int) []byte { return strconv.AppendFloat(b, secs(p.Leases[i]), 'f', -1, 64) })
+	var out []driver.HeartbeatResult
+	read := func(rows pgx.Rows, err error) error {
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.HeartbeatResult, error) {
+			var h driver.HeartbeatResult
+			err := r.Scan(&h.ID, &h.LeaseUntil, &h.CancelRequested)
+			h.LeaseUntil = h.LeaseUntil.UTC()
+			return h, err
+		})
+		return err
 	}
-	rows, err := e.q.Query(ctx, q("JobHeartbeat"), p.WorkerID, ids, attempts, leases)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.HeartbeatResult, error) {
-		var h driver.HeartbeatResult
-		err := r.Scan(&h.ID, &h.LeaseUntil, &h.CancelRequested)
-		h.LeaseUntil = h.LeaseUntil.UTC()
-		return h, err
-	})
+	return out, e.pinned(ctx, genericPlan, "JobHeartbeat", []any{p.WorkerID, ids, attempts, leases}, read)
 }
 
 // JobCompleteMany finishes a batch in one statement; the jobs must share a
@@ -173,10 +163,13 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	ids, attempts, results, err := completeArgs(jobs)
-	if err != nil {
-		return nil, err
+	for _, c := range jobs {
+		if c.WorkerID != jobs[0].WorkerID {
+			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
+		}
 	}
+	ids, attempts, results := batchArgs(len(jobs), func(i int) (int64, int) { return jobs[i].ID, jobs[i].Attempt },
+		func(b []byte, i int) []byte { return append(b, jobs[i].Result...) })
 	var done []int64
 	var released int64
 	read := func(rows pgx.Rows, err error) error {
@@ -195,60 +188,61 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		}
 		return rows.Err()
 	}
-	args := []any{jobs[0].WorkerID, ids, attempts, results}
-	if _, inTx := e.q.(pgx.Tx); inTx {
-		err = read(e.q.Query(ctx, q("JobCompleteMany")+inCallerTx, args...))
-	} else {
-		err = e.inLocalTx(ctx, genericPlan, q("JobCompleteMany"), args, read)
-	}
-	if err != nil {
+	if err := e.pinned(ctx, genericPlan, "JobCompleteMany", []any{jobs[0].WorkerID, ids, attempts, results}, read); err != nil {
 		return nil, err
 	}
+	var err error
 	if released > 0 {
 		_, err = e.ReleaseWaiting(ctx) // and wakes their queues
 	}
 	return done, err
 }
 
-// completeArgs answers JobCompleteMany's ids in id order (the order in
-// which the statement locks them), and the attempts and results as jsonb
-// objects keyed by id; results holds only the jobs that have one. Should a
-// batch hold two attempts of one job, the later one counts.
-func completeArgs(jobs []driver.CompleteParams) (ids []int64, attempts, results []byte, err error) {
-	order := make([]int, len(jobs))
-	for i, c := range jobs {
-		if c.WorkerID != jobs[0].WorkerID {
-			return nil, nil, nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
-		}
+// batchArgs answers the ids of a batch of n held jobs in id order, the
+// order in which a statement takes their locks (two statements locking in
+// other orders deadlocked, 40P01, in a held-transaction run), and their
+// attempts and values as jsonb objects keyed by id. value appends job i's
+// value as JSON, or nothing when it has none. Should a batch name a job
+// twice, its later attempt counts.
+func batchArgs(n int, job func(i int) (id int64, attempt int), value func(b []byte, i int) []byte) (ids []int64, attempts, values []byte) {
+	order := make([]int, n)
+	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(jobs[a].ID, jobs[b].ID), cmp.Compare(jobs[a].Attempt, jobs[b].Attempt))
+		ida, aa := job(a)
+		idb, ab := job(b)
+		return cmp.Or(cmp.Compare(ida, idb), cmp.Compare(aa, ab))
 	})
-	ids = make([]int64, 0, len(jobs))
-	attempts = append(make([]byte, 0, len(jobs)*16), '{')
-	results = append(make([]byte, 0, 64), '{')
+	ids = make([]int64, 0, n)
+	attempts = append(make([]byte, 0, n*16), '{')
+	values = append(make([]byte, 0, 64), '{')
 	for k, i := range order {
-		c := jobs[i]
-		if k+1 < len(order) && jobs[order[k+1]].ID == c.ID {
-			continue // the later attempt of the job follows
+		id, attempt := job(i)
+		if k+1 < n {
+			if next, _ := job(order[k+1]); next == id {
+				continue // the later attempt follows
+			}
 		}
 		if len(ids) > 0 {
 			attempts = append(attempts, ',')
 		}
-		ids = append(ids, c.ID)
-		attempts = strconv.AppendInt(appendKey(attempts, c.ID), int64(c.Attempt), 10)
-		if len(c.Result) > 0 {
-			if len(results) > 1 {
-				results = append(results, ',')
-			}
-			results = append(appendKey(results, c.ID), c.Result...)
+		ids = append(ids, id)
+		attempts = strconv.AppendInt(appendKey(attempts, id), int64(attempt), 10)
+		mark := len(values)
+		if len(values) > 1 {
+			values = append(values, ',')
+		}
+		values = appendKey(values, id)
+		keyEnd := len(values)
+		if values = value(values, i); len(values) == keyEnd {
+			values = values[:mark] // no value: no key
 		}
 	}
-	return ids, append(attempts, '}'), append(results, '}'), nil
+	return ids, append(attempts, '}'), append(values, '}')
 }
 
-// appendKey appends `"id":`, a key of the objects of completeArgs.
+// appendKey appends `"id":`, a key of the objects of batchArgs.
 func appendKey(b []byte, id int64) []byte {
 	b = append(b, '"')
 	b = strconv.AppendInt(b, id, 10)

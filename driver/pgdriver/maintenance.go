@@ -13,6 +13,11 @@ import (
 func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (driver.RescueResult, error) {
 	var res driver.RescueResult
 	err := e.inTx(ctx, func(tx executor) error {
+		if _, inTx := e.q.(pgx.Tx); !inTx { // see pinned
+			if _, err := tx.q.Exec(ctx, genericPlan); err != nil {
+				return err
+			}
+		}
 		if err := tx.q.QueryRow(ctx, `SELECT now()`).Scan(&res.Now); err != nil {
 			return err
 		}
@@ -58,7 +63,11 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 		return res, err
 	}
 	res.Now = res.Now.UTC()
-	queues, err := collectStrings(e.q.Query(ctx, q("JobPromoteScheduled"), limit, since))
+	var queues []string
+	err := e.pinned(ctx, genericPlan, "JobPromoteScheduled", []any{limit, since}, func(rows pgx.Rows, err error) error {
+		queues, err = collectStrings(rows, err)
+		return err
+	})
 	if err != nil {
 		return res, err
 	}

@@ -108,13 +108,28 @@ func TestCompletionGenericPlanFindsJobsByKey(t *testing.T) {
 }
 
 // TestHeartbeatPlanFindsJobsByKey: the heartbeat of a batch of jobs must
-// find them by primary key, not walk the running-lease index (every running
-// job of every process, and every entry vacuum has not yet removed).
+// find them by primary key alone, not walk the running-lease index (every
+// running job of every process, and every entry vacuum has not yet removed)
+// or the table, probing the batch for each row.
 func TestHeartbeatPlanFindsJobsByKey(t *testing.T) {
-	// It runs custom plans, made anew over the table as it is.
-	plan := plans(t, "JobHeartbeat", "SELECT 1", 1000, "(text, bigint[], int[], float8[])",
-		"('w', '{100001,100002,100003}', '{1,1,1}', '{30,30,30}')")["100,000 jobs"]
-	if strings.Contains(plan, "skiplock_jobs_lease") || !strings.Contains(plan, "Index Scan using skiplock_jobs_pkey") {
-		t.Errorf("the heartbeat's plan over 1,000 running jobs does not find them by primary key:\n%s", plan)
+	plans := plans(t, "JobHeartbeat", pgdriver.GenericPlan, 1000, "(text, bigint[], jsonb, jsonb)",
+		`('w', '{100001,100002,100003}', '{"100001":1,"100002":1,"100003":1}', '{"100001":30,"100002":30,"100003":30}')`)
+	for when, plan := range plans {
+		if !byKeyAlone(plan) || strings.Contains(plan, "skiplock_jobs_lease") {
+			t.Errorf("the heartbeat's plan made over %s does not find jobs by primary key alone:\n%s", when, plan)
+		}
+	}
+}
+
+// TestMaintenanceGenericPlansFindJobsByKey: the rescuer and the promoter
+// change the jobs they picked through the primary key alone, whatever the
+// table was when the connection made its plan.
+func TestMaintenanceGenericPlansFindJobsByKey(t *testing.T) {
+	for _, name := range []string{"JobRescueRequeue", "JobRescueFinal", "JobPromoteScheduled"} {
+		for when, plan := range genericPlans(t, name, "(int, timestamptz)", "(1000, '-infinity')") {
+			if !byKeyAlone(plan) {
+				t.Errorf("%s's generic plan made over %s does not find jobs by primary key alone:\n%s", name, when, plan)
+			}
+		}
 	}
 }

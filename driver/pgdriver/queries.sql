@@ -95,17 +95,13 @@ WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
 RETURNING {{cols j:}};
 
 -- name: JobHeartbeat
--- As in JobCompleteMany, the state is a join column: restricted to
--- 'running', the planner walked the whole running-lease index (every
--- running job, and every entry vacuum has not yet removed) and joined each
--- entry to the batch.
-WITH c AS MATERIALIZED (
-    SELECT *, 'running'::text AS state FROM unnest($2::bigint[], $3::int[], $4::float8[]) AS c(id, attempt, lease)
-)
+-- As in JobCompleteMany, the jobs are found by primary key from the id array
+-- $2 alone; their attempts ($3) and lease seconds ($4) are jsonb objects
+-- keyed by id, and the state is a subquery's value.
 UPDATE skiplock_jobs j
-SET lease_until = now() + make_interval(secs => c.lease), heartbeat_at = now()
-FROM c
-WHERE j.id = c.id AND j.attempt = c.attempt AND j.worker_id = $1 AND j.state = c.state
+SET lease_until = now() + make_interval(secs => ($4::jsonb ->> j.id::text)::float8), heartbeat_at = now()
+WHERE j.id = ANY($2::bigint[]) AND j.worker_id = $1 AND j.state = (SELECT 'running'::text)
+  AND j.attempt = ($3::jsonb ->> j.id::text)::int
 RETURNING j.id, j.lease_until, j.cancel_requested;
 
 -- name: JobCompleteMany
@@ -231,6 +227,9 @@ WHERE j.id = $1 AND j.state = 'paused'
 RETURNING {{cols}};
 
 -- name: JobRescueRequeue
+-- This statement, JobRescueFinal and JobPromoteScheduled change the jobs
+-- they picked by primary key from an array of their ids, as JobClaim does,
+-- never by a join (see JobClaim).
 WITH x AS (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND attempt <= max_retries AND NOT cancel_requested
@@ -240,15 +239,15 @@ UPDATE skiplock_jobs j
 SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = now(),
     errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'type', 'lease_expired',
         'message', 'lease expired', 'at', now(), 'retryable', true))
-FROM x WHERE j.id = x.id
+WHERE j.id = ANY(ARRAY(SELECT id FROM x))
 RETURNING j.queue;
 
 -- name: JobRescueFinal
 WITH d AS (
-    DELETE FROM skiplock_jobs WHERE id IN (
+    DELETE FROM skiplock_jobs j WHERE j.id = ANY(ARRAY(
         SELECT id FROM skiplock_jobs
         WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND (attempt > max_retries OR cancel_requested)
-        ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED)
+        ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED))
     RETURNING *
 )
 INSERT INTO skiplock_jobs_archive ({{cols}})
@@ -262,7 +261,7 @@ WITH x AS (
     ORDER BY run_at LIMIT $1 FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j SET state = 'pending', updated_at = now()
-FROM x WHERE j.id = x.id
+WHERE j.id = ANY(ARRAY(SELECT id FROM x))
 RETURNING j.queue;
 
 -- name: DepsSettled
