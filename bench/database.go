@@ -117,6 +117,17 @@ func (d *Database) TableBytes(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// VacuumJobs vacuums and analyses the hot table (PostgreSQL; nothing on
+// SQLite). Emptied, the table is then truncated to no pages, and plans made
+// next take it for empty.
+func (d *Database) VacuumJobs(ctx context.Context) error {
+	if d.Admin == nil {
+		return nil
+	}
+	_, err := d.Admin.Exec(ctx, "VACUUM ANALYZE skiplock_jobs")
+	return err
+}
+
 // HoldSnapshot opens a transaction with a snapshot on a connection of its
 // own, so that vacuum cannot remove rows that die after it; release ends it.
 func HoldSnapshot(ctx context.Context, url string) (release func(), err error) {

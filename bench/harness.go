@@ -92,37 +92,80 @@ func (h *Harness) Drain(ctx context.Context, sys System, jobs int) (Result, erro
 	if err := sys.Start(ctx, func(int64) { worked.Add(1) }); err != nil {
 		return Result{}, err
 	}
+	return h.finishDrain(ctx, sys, jobs, &worked, 0, start)
+}
+
+// IdleBeforeBurst is how long DrainAfterIdle's workers idle on the emptied
+// table before the jobs arrive: long enough for several idle claims.
+const IdleBeforeBurst = 3 * time.Second
+
+// DrainAfterIdle times a burst on a queue that sat idle: the workers start
+// and work one job, emptied is called (a vacuum of the emptied table, say),
+// they idle for IdleBeforeBurst, and then jobs arrive at once; it answers
+// the rate from the first insert until none is live.
+func (h *Harness) DrainAfterIdle(ctx context.Context, sys System, jobs int, emptied func(context.Context) error) (Result, error) {
+	h.defaults()
+	var worked atomic.Int64
+	if err := sys.Start(ctx, func(int64) { worked.Add(1) }); err != nil {
+		return Result{}, err
+	}
+	if err := sys.Insert(ctx, 1, time.Time{}); err != nil {
+		return Result{}, fmt.Errorf("insert: %w", err)
+	}
+	if err := waitDrained(ctx, sys, &worked, 1); err != nil {
+		return Result{}, err
+	}
+	if emptied != nil {
+		if err := emptied(ctx); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := sleep(ctx, IdleBeforeBurst); err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	if err := h.insertAll(ctx, sys, jobs, h.Producers, "insert"); err != nil {
+		return Result{}, err
+	}
+	return h.finishDrain(ctx, sys, jobs, &worked, 1, start)
+}
+
+// finishDrain waits until jobs more than base are worked and none is live,
+// and answers the rate since start.
+func (h *Harness) finishDrain(ctx context.Context, sys System, jobs int, worked *atomic.Int64, base int64, start time.Time) (Result, error) {
 	stopProgress := h.show(func() string {
-		n := worked.Load()
+		n := worked.Load() - base
 		return fmt.Sprintf("%s drain %d/%d %.0f jobs/s", sys.Name(), n, jobs, rate(n, time.Since(start)))
 	})
-	for worked.Load() < int64(jobs) {
-		if err := sleep(ctx, 2*time.Millisecond); err != nil {
-			stopProgress()
-			return Result{}, err
-		}
-	}
-	// Worked is not finished: wait for the completions to commit.
-	for {
-		live, err := sys.Live(ctx)
-		if err != nil {
-			stopProgress()
-			return Result{}, err
-		}
-		if live == 0 {
-			break
-		}
-		if err := sleep(ctx, 2*time.Millisecond); err != nil {
-			stopProgress()
-			return Result{}, err
-		}
-	}
+	err := waitDrained(ctx, sys, worked, base+int64(jobs))
 	elapsed := time.Since(start)
 	stopProgress()
+	if err != nil {
+		return Result{}, err
+	}
 	if err := sys.Stop(ctx); err != nil {
 		return Result{}, err
 	}
 	return Result{Mode: "drain", Jobs: int64(jobs), Elapsed: elapsed, JobsPerSec: rate(int64(jobs), elapsed)}, nil
+}
+
+// waitDrained waits until n jobs are worked and none is live (worked is not
+// finished: the completions must commit).
+func waitDrained(ctx context.Context, sys System, worked *atomic.Int64, n int64) error {
+	for worked.Load() < n {
+		if err := sleep(ctx, 2*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	for {
+		live, err := sys.Live(ctx)
+		if err != nil || live == 0 {
+			return err
+		}
+		if err := sleep(ctx, 2*time.Millisecond); err != nil {
+			return err
+		}
+	}
 }
 
 // Insert times bulk inserts of jobs.

@@ -38,6 +38,9 @@ type Options struct {
 	// in a day in the bench queue; HoldTx holds a snapshot open (e2e).
 	Backlog, Scheduled int
 	HoldTx             bool
+	// AfterIdle drains a burst on a queue that sat idle (drain): the
+	// workers start first and idle on the emptied, vacuumed table.
+	AfterIdle bool
 	// TableOptions are storage parameters set on the hot table before the
 	// run (PostgreSQL), e.g. "autovacuum_vacuum_scale_factor=0": to try
 	// vacuum settings without touching the migrations.
@@ -89,6 +92,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--table-options: want name=value pairs separated by commas, got %q", o.TableOptions)
 	case (o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx) && o.Mode != "e2e":
 		return fmt.Errorf("--backlog, --scheduled and --hold-tx apply to --mode e2e only")
+	case o.AfterIdle && o.Mode != "drain":
+		return fmt.Errorf("--after-idle applies to --mode drain only")
 	}
 	return nil
 }
@@ -140,6 +145,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	h := &Harness{Progress: o.Progress, Batch: o.Batch, Producers: producers}
 	switch o.Mode {
 	case "drain":
+		if o.AfterIdle {
+			return h.DrainAfterIdle(ctx, sys, o.Jobs, db.VacuumJobs)
+		}
 		return h.Drain(ctx, sys, o.Jobs)
 	case "insert":
 		return h.Insert(ctx, sys, o.Jobs)

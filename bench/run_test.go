@@ -14,11 +14,16 @@ func TestRunModes(t *testing.T) {
 	for _, db := range []struct{ name, url string }{{"postgres", pgtest.URL()}, {"sqlite", ""}} {
 		for _, o := range []Options{
 			{Mode: "drain", Jobs: 300, Batch: 100},
+			{Mode: "drain", Jobs: 300, Batch: 100, AfterIdle: true},
 			{Mode: "insert", Jobs: 300, Batch: 100, Producers: 2},
 			{Mode: "e2e", Duration: time.Second, Batch: 50, Scheduled: 10},
 			{Mode: "latency", Duration: time.Second, Rate: 20},
 		} {
-			t.Run(db.name+"/"+o.Mode, func(t *testing.T) {
+			name := db.name + "/" + o.Mode
+			if o.AfterIdle {
+				name += "-after-idle"
+			}
+			t.Run(name, func(t *testing.T) {
 				o.DatabaseURL = db.url
 				res, err := Run(t.Context(), o)
 				if err != nil {
@@ -45,6 +50,7 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{Options{Mode: "drain", Workers: 20000}, "--workers"},
 		{Options{Mode: "latency", Rate: -1}, "--rate"},
 		{Options{Mode: "drain", Backlog: 10}, "--backlog"},
+		{Options{Mode: "e2e", AfterIdle: true}, "--after-idle"},
 	} {
 		err := c.o.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.flag) {

@@ -88,6 +88,7 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	f.IntVar(&o.Backlog, "backlog", 0, "e2e: pending jobs parked in another queue")
 	f.IntVar(&o.Scheduled, "scheduled", 0, "e2e: jobs scheduled a day ahead in the bench queue")
 	f.BoolVar(&o.HoldTx, "hold-tx", false, "e2e: hold a transaction with a snapshot open (PostgreSQL)")
+	f.BoolVar(&o.AfterIdle, "after-idle", false, "drain: start the workers first, idle on the emptied, vacuumed table, then insert --jobs at once")
 	f.StringVar(&o.TableOptions, "table-options", "", "PostgreSQL: storage parameters for the hot table, e.g. autovacuum_vacuum_scale_factor=0")
 	f.BoolVar(&o.Keep, "keep", false, "keep the bench schema or file")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
