@@ -97,6 +97,12 @@ const genericPlan = "SELECT set_config('plan_cache_mode', 'force_generic_plan', 
 	"set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), " +
 	"set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)"
 
+// unpinned puts genericPlan's settings back to their values before the
+// transaction, for the statements after a pinned one in the same
+// transaction.
+const unpinned = "SELECT set_config(name, reset_val, true) FROM pg_settings WHERE name IN " +
+	"('plan_cache_mode', 'enable_seqscan', 'enable_bitmapscan', 'enable_hashjoin', 'enable_mergejoin')"
+
 // claimSettings are genericPlan and an asynchronous commit, in one statement.
 const claimSettings = genericPlan + ", set_config('synchronous_commit', 'off', true)"
 

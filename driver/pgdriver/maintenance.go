@@ -12,11 +12,18 @@ import (
 
 func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (driver.RescueResult, error) {
 	var res driver.RescueResult
+	// The two rescue statements run under the pinned settings (see pinned),
+	// unless in a caller's transaction; the settling after them does not.
+	pin := func(tx executor, settings string) error {
+		if _, inTx := e.q.(pgx.Tx); inTx {
+			return nil
+		}
+		_, err := tx.q.Exec(ctx, settings)
+		return err
+	}
 	err := e.inTx(ctx, func(tx executor) error {
-		if _, inTx := e.q.(pgx.Tx); !inTx { // see pinned
-			if _, err := tx.q.Exec(ctx, genericPlan); err != nil {
-				return err
-			}
+		if err := pin(tx, genericPlan); err != nil {
+			return err
 		}
 		if err := tx.q.QueryRow(ctx, `SELECT now()`).Scan(&res.Now); err != nil {
 			return err
@@ -48,6 +55,9 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := pin(tx, unpinned); err != nil {
 			return err
 		}
 		return depgraph.SettleParents(ctx, tx, finished)
