@@ -80,14 +80,19 @@ var _ = add("ClaimLeasePerKind", func(e *env) {
 	}
 })
 
+// claimedPair inserts two jobs and claims both for w1 with a 2 s lease.
+func (e *env) claimedPair() (a, b *driver.Job) {
+	a, b = e.insert(job("a")), e.insert(job("a"))
+	if got := e.claim(driver.ClaimParams{DefaultLease: 2 * time.Second}); len(got) != 2 {
+		e.t.Fatalf("claimed %v", ids(got))
+	}
+	return a, b
+}
+
 // Each job of a heartbeat gets its own lease; a job named twice (a stale
 // attempt and the current one) is extended once, by the current one.
 var _ = add("HeartbeatLeasePerJob", func(e *env) {
-	a, b := e.insert(job("a")), e.insert(job("a"))
-	got := e.claim(driver.ClaimParams{DefaultLease: 2 * time.Second})
-	if len(got) != 2 {
-		e.t.Fatalf("claimed %v", ids(got))
-	}
+	a, b := e.claimedPair()
 	res, err := e.d.JobHeartbeat(e.ctx, driver.HeartbeatParams{WorkerID: "w1",
 		IDs: []int64{b.ID, a.ID, b.ID}, Attempts: []int{1, 1, 0},
 		Leases: []time.Duration{90 * time.Minute, 1500 * time.Millisecond, time.Second}})
@@ -106,11 +111,7 @@ var _ = add("HeartbeatLeasePerJob", func(e *env) {
 })
 
 var _ = add("HeartbeatExtendsOnlyHeldJobs", func(e *env) {
-	a, b := e.insert(job("a")), e.insert(job("a"))
-	got := e.claim(driver.ClaimParams{DefaultLease: 2 * time.Second})
-	if len(got) != 2 {
-		e.t.Fatalf("claimed %v", ids(got))
-	}
+	a, b := e.claimedPair()
 	res, err := e.d.JobHeartbeat(e.ctx, driver.HeartbeatParams{WorkerID: "w1",
 		IDs: []int64{a.ID, b.ID, 1 << 40}, Attempts: []int{1, 2, 1},
 		Leases: []time.Duration{time.Hour, time.Hour, time.Hour}})
