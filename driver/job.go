@@ -4,6 +4,7 @@
 package driver
 
 import (
+	"cmp"
 	"encoding/json"
 	"time"
 )
@@ -172,14 +173,12 @@ type ClaimKey struct {
 func (j *Job) Key() ClaimKey { return ClaimKey{Priority: j.Priority, RunAt: j.RunAt, ID: j.ID} }
 
 // Before reports whether k is claimed before o.
-func (k ClaimKey) Before(o ClaimKey) bool {
-	if k.Priority != o.Priority {
-		return k.Priority > o.Priority
-	}
-	if !k.RunAt.Equal(o.RunAt) {
-		return k.RunAt.Before(o.RunAt)
-	}
-	return k.ID < o.ID
+func (k ClaimKey) Before(o ClaimKey) bool { return k.Compare(o) < 0 }
+
+// Compare answers -1 when k is claimed before o, +1 when after, 0 when they
+// are the same place.
+func (k ClaimKey) Compare(o ClaimKey) int {
+	return cmp.Or(cmp.Compare(o.Priority, k.Priority), k.RunAt.Compare(o.RunAt), cmp.Compare(k.ID, o.ID))
 }
 
 // HeldJob names a running job by its holder: the fence of every transition.

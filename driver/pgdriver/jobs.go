@@ -64,15 +64,7 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 			return err
 		}
 		// The update answers the jobs in id order: put them in claim order.
-		slices.SortFunc(jobs, func(a, b *driver.Job) int {
-			switch ka, kb := a.Key(), b.Key(); {
-			case ka.Before(kb):
-				return -1
-			case kb.Before(ka):
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
 		return nil
 	}
 	// A claim that a crash loses only puts its jobs back to pending, to run
@@ -88,11 +80,12 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 // planning costs more than any difference between the plans (e2e +5.6%,
 // docs/performance.md). A generic plan is made from the statistics of its
 // moment and does not know the batch size, so it also pins the plan that
-// is right at every size: index scans joined by nested loop. Made while the
-// table was empty, the plan scanned the whole table for each claim once it
-// had grown; made over a large backlog, it hashed the whole table (a 1M
-// backlog fell from 50k to 1.6k jobs/s). TestClaimGenericPlanFindsJobsByKey
-// checks both.
+// is right at every size: index scans, with no join to the jobs table (the
+// statements find their jobs by id = ANY). Made while the table was empty,
+// the plan scanned the whole table for each claim once it had grown; made
+// over a large backlog, it hashed the whole table (a 1M backlog fell from
+// 50k to 1.6k jobs/s); a join's plan made over a table vacuumed empty ran
+// the nested loop the wrong way round. The plan tests check all three.
 const genericPlan = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), " +
 	"set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), " +
 	"set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)"
@@ -116,10 +109,16 @@ const inCallerTx = "\n-- in the caller's transaction"
 // own, or, inside a caller's transaction, as a statement of its own text
 // planned as PostgreSQL chooses (the settings would outlive it there).
 func (e executor) pinned(ctx context.Context, settings, name string, args []any, read func(pgx.Rows, error) error) error {
-	if _, inTx := e.q.(pgx.Tx); inTx {
+	if e.inCallersTx() {
 		return read(e.q.Query(ctx, q(name)+inCallerTx, args...))
 	}
 	return e.inLocalTx(ctx, settings, q(name), args, read)
+}
+
+// inCallersTx reports whether e runs in a transaction its caller opened.
+func (e executor) inCallersTx() bool {
+	_, ok := e.q.(pgx.Tx)
+	return ok
 }
 
 // inLocalTx runs query in a transaction of its own after settings (SET

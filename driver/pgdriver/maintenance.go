@@ -15,7 +15,7 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 	// The two rescue statements run under the pinned settings (see pinned),
 	// unless in a caller's transaction; the settling after them does not.
 	pin := func(tx executor, settings string) error {
-		if _, inTx := e.q.(pgx.Tx); inTx {
+		if e.inCallersTx() {
 			return nil
 		}
 		_, err := tx.q.Exec(ctx, settings)
