@@ -133,3 +133,17 @@ func TestMaintenanceGenericPlansFindJobsByKey(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertStartProbesQueueOnce: an insert that starts its job at once
+// asks once whether its queue is paused. Inlined, the state's subquery ran
+// once for each column that reads the state: six probes per insert.
+func TestInsertStartProbesQueueOnce(t *testing.T) {
+	plans := plans(t, "JobInsertStart", "SET LOCAL plan_cache_mode = auto", 0,
+		"(text, text, text, text, boolean, int, jsonb, jsonb, text[], int, timestamptz, text, text, boolean, text, float8)",
+		"('k', '', 'q', '', false, 0, '{}', '{}', '{}', 3, NULL, '', '', false, 'w', 60)")
+	for when, plan := range plans {
+		if n := strings.Count(plan, " on skiplock_queues"); n != 1 {
+			t.Errorf("the insert-and-start plan made over %s probes the queue %d times, want 1:\n%s", when, n, plan)
+		}
+	}
+}
