@@ -174,3 +174,37 @@ esac`
 		t.Fatalf("worker after SIGTERM: %v\n%s", err, logs.String())
 	}
 }
+
+// TestWorkerCommandDrainsWhileWaiting: SIGTERM to an idle `skiplock worker`
+// ends its waiting claim: the worker exits without sitting out the long
+// poll (here 60 s), and a job inserted after it left is still pending.
+func TestWorkerCommandDrainsWhileWaiting(t *testing.T) {
+	b := setup(t, databases[0], nil)
+	cmd := exec.Command(skiplockBinary(t), "worker", "--server", b.ts.URL, "--queue", "idle",
+		"--exec", "cat", "--wait", "60s")
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	time.Sleep(300 * time.Millisecond) // let the claim start waiting; not required for correctness
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("worker after SIGTERM: %v\n%s", err, logs.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("the worker still waited on its claim 30 s after SIGTERM\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), "level=WARN") {
+		t.Fatalf("a drain logged a warning:\n%s", logs.String())
+	}
+	j := must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"k","queue":"idle","payload":{}}`), 201).job()
+	if got := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", id(j)), "", nil), 200).job(); got["state"] != "pending" {
+		t.Fatalf("a job inserted after the worker left: %v", got)
+	}
+}

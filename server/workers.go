@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
 )
 
 // Bounds of the worker protocol.
@@ -49,8 +50,29 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 	if err != nil {
 		return err
 	}
+	if err := r.Context().Err(); err != nil {
+		// The worker went away (a drain cancels its waiting claim) while
+		// the claim ran: nobody will run these jobs, so they go back now
+		// instead of when their leases run out.
+		s.handBack(jobs)
+		return err
+	}
 	writeJSON(w, http.StatusOK, jobsAnswer{Jobs: views(jobs)})
 	return nil
+}
+
+// handBack returns claimed jobs that no worker received to pending, their
+// attempts unspent (a job asked to cancel ends cancelled). One that cannot
+// go back waits for its lease to run out, and the rescuer.
+func (s *Server) handBack(jobs []*skiplock.JobRow) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
+	defer cancel()
+	for _, j := range jobs {
+		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
+		if _, err := s.drv.JobSnooze(ctx, driver.SnoozeParams{HeldJob: held, RunAt: time.Now()}); err != nil {
+			s.log.Warn("hand back a claimed job", "job_id", j.ID, "error", err)
+		}
+	}
 }
 
 func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, time.Duration, error) {
@@ -90,7 +112,11 @@ func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams, 
 	deadline := time.Now().Add(wait)
 	for {
 		woken := s.wake.wait(params.Queue)
-		jobs, err := s.client.Claim(ctx, params)
+		// The claim itself runs to its end even if the worker goes away
+		// meanwhile: the caller then hands its jobs back. Cancelled half
+		// way, a claim that committed would answer an error and leave its
+		// jobs to the rescuer.
+		jobs, err := s.client.Claim(context.WithoutCancel(ctx), params)
 		if err != nil || len(jobs) > 0 {
 			return jobs, err
 		}

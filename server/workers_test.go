@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/server"
 )
 
@@ -142,4 +144,36 @@ func TestLongPollEndsOnClose(t *testing.T) {
 	if a := must(t, <-got, 200); len(a.jobs()) != 0 {
 		t.Fatalf("claim on close: %s", a.raw)
 	}
+}
+
+// TestClaimOfAWorkerGoneIsHandedBack: a worker that goes away while its
+// claim runs (a drain cancels its request) gets nothing, and the jobs the
+// claim took go back at once, attempt unspent, instead of staying running
+// until their leases run out.
+func TestClaimOfAWorkerGoneIsHandedBack(t *testing.T) {
+	eachDB(t, func(t *testing.T, db database) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		b := setupOn(t, cancelAfterClaim{Driver: db.open(t), cancel: cancel}, nil)
+		j := must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"crawl","queue":"gone","payload":{}}`), 201).job()
+		req := httptest.NewRequestWithContext(ctx, "POST", "/v1/queues/gone/claim",
+			strings.NewReader(`{"worker_id":"w1","lease_seconds":3600}`))
+		b.srv.Handler().ServeHTTP(httptest.NewRecorder(), req)
+		got := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", id(j)), "", nil), 200).job()
+		if got["state"] != "pending" || got["attempt"] != 0.0 || got["worker_id"] != nil {
+			t.Fatalf("after a claim whose worker went away: %v", got)
+		}
+	})
+}
+
+// cancelAfterClaim cancels a request as soon as its claim has committed.
+type cancelAfterClaim struct {
+	driver.Driver
+	cancel func()
+}
+
+func (d cancelAfterClaim) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
+	jobs, err := d.Driver.JobClaim(ctx, p)
+	d.cancel()
+	return jobs, err
 }

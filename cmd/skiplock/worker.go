@@ -135,8 +135,13 @@ func (w *httpWorker) loop(ctx context.Context, workerID string) {
 		}
 		body := map[string]any{"worker_id": workerID, "max": 1, "wait_seconds": w.cfg.wait.Seconds(),
 			"lease_seconds": w.cfg.lease.Seconds(), "kinds": w.cfg.kinds}
-		// The claim is not tied to ctx: a job it brings back must run.
-		if err := w.call(context.Background(), "/v1/queues/"+w.cfg.queue+"/claim", body, &out); err != nil {
+		// A drain cancels a waiting claim rather than wait out its long
+		// poll; the server hands back what it claimed as the worker went
+		// away. A job the claim does bring back runs, drain or not.
+		if err := w.call(ctx, "/v1/queues/"+w.cfg.queue+"/claim", body, &out); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			w.log.Warn("claim", "error", err, "retry_in", backoff)
 			select {
 			case <-ctx.Done():
