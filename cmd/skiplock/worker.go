@@ -92,8 +92,9 @@ func envOr(name, def string) string {
 	return def
 }
 
-// runWorker claims until ctx ends, then lets running commands finish.
-// Claims in flight are not cut off: the jobs they bring still run.
+// runWorker claims until ctx ends, then lets running commands finish. A
+// claim waiting on its long poll ends with ctx; the jobs a claim brings
+// still run.
 func runWorker(ctx context.Context, c *workerConfig, log *slog.Logger) error {
 	w := &httpWorker{cfg: c, log: log, http: &http.Client{Timeout: c.wait + 30*time.Second}}
 	log.Info("worker started", "server", c.server, "queue", c.queue, "concurrency", c.concurrency, "worker_id", c.id)
