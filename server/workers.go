@@ -65,7 +65,7 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 // attempts unspent (a job asked to cancel ends cancelled). One that cannot
 // go back waits for its lease to run out, and the rescuer.
 func (s *Server) handBack(jobs []*skiplock.JobRow) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, j := range jobs {
 		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
