@@ -77,14 +77,6 @@ func MustAddWorker[T JobArgs](ws *Workers, w Worker[T], opts ...WorkerOpts) {
 	}
 }
 
-func (ws *Workers) kinds() []string {
-	out := make([]string, 0, len(ws.byKind))
-	for k := range ws.byKind {
-		out = append(out, k)
-	}
-	return out
-}
-
 // DefaultBackoff waits 60 s × 3^retry × jitter(0.8–1.2), at most a day.
 func DefaultBackoff(retry int) time.Duration {
 	base := 60 * math.Pow(3, float64(retry))

@@ -151,6 +151,9 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		func(b []byte, i int) []byte { return strconv.AppendFloat(b, secs(p.Leases[i]), 'f', -1, 64) })
 	var out []driver.HeartbeatResult
 	read := func(rows pgx.Rows, err error) error {
+		if err != nil {
+			return err
+		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.HeartbeatResult, error) {
 			var h driver.HeartbeatResult
 			err := r.Scan(&h.ID, &h.LeaseUntil, &h.CancelRequested)

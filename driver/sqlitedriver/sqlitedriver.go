@@ -241,9 +241,6 @@ func (e executor) rquery(ctx context.Context, name string, args ...any) (*sql.Ro
 	return e.r.QueryContext(ctx, q(name), args...)
 }
 
-// now is the one clock of the driver: unix microseconds, UTC.
-func now() int64 { return time.Now().UnixMicro() }
-
 func nowArgs() (int64, sql.NamedArg, sql.NamedArg) {
 	n := time.Now().UTC().Truncate(time.Microsecond)
 	return n.UnixMicro(), sql.Named("now", n.UnixMicro()), sql.Named("now_text", n.Format(time.RFC3339Nano))
