@@ -702,3 +702,36 @@ func TestDependentStartsWhenItsParentFails(t *testing.T) {
 	waitState(t, b, parent.Job.ID, skiplock.StateFailed)
 	waitState(t, b, child.Job.ID, skiplock.StateCompleted)
 }
+
+// Client.HandBack returns jobs claimed for an external worker that never
+// got them: pending again with the attempt unspent, cancelled if it was
+// asked to cancel; a job no longer held is refused, the others still go.
+func TestExternalHandBack(t *testing.T) {
+	t.Parallel()
+	b := setup(t, func(context.Context, *skiplock.Job[sleepArgs]) error { return nil }, nil)
+	for range 2 {
+		if _, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, &skiplock.InsertOpts{Queue: "other"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs, err := b.client.Claim(b.ctx, skiplock.ClaimParams{Queue: "other", WorkerID: "w", Max: 10})
+	if err != nil || len(jobs) != 2 {
+		t.Fatalf("claim: %d jobs, %v", len(jobs), err)
+	}
+	if _, err := b.client.JobCancel(b.ctx, jobs[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.client.HandBack(b.ctx, jobs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := b.client.JobGet(b.ctx, jobs[0].ID)
+	if err != nil || back.State != skiplock.StatePending || back.Attempt != 0 || back.WorkerID != "" {
+		t.Fatalf("handed back: %+v, %v", back, err)
+	}
+	if j, err := b.client.JobGet(b.ctx, jobs[1].ID); err != nil || j.State != skiplock.StateCancelled {
+		t.Fatalf("handed back after a cancel request: %+v, %v", j, err)
+	}
+	if err := b.client.HandBack(b.ctx, jobs[:1]); !errors.Is(err, skiplock.ErrLeaseLost) {
+		t.Fatalf("hand back of a job no longer held: %v", err)
+	}
+}

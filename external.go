@@ -3,7 +3,9 @@ package skiplock
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
@@ -44,6 +46,30 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	}
 	return c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds).claim(ctx, c.driver, driver.ClaimParams{Queue: p.Queue,
 		WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds, DefaultLease: lease, Tenant: p.Tenant})
+}
+
+// HandBack returns jobs claimed for an external worker that never received
+// them (it went away while its claim ran) to pending, their attempts
+// unspent, and wakes their queues; a job asked to cancel ends cancelled. A
+// job that cannot go back keeps its lease until the rescuer takes it.
+func (c *Client) HandBack(ctx context.Context, jobs []*JobRow) error {
+	var errs []error
+	var queues []string
+	for _, j := range jobs {
+		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
+		back, err := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: held, RunAt: time.Now()})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("hand back job %d: %w", j.ID, err))
+			continue
+		}
+		if back.State == StatePending && !slices.Contains(queues, back.Queue) {
+			queues = append(queues, back.Queue)
+		}
+	}
+	if len(queues) > 0 {
+		c.wake.insertDone(c.driver, queues, true)
+	}
+	return errors.Join(errs...)
 }
 
 // held fences a report of workerID on job id: the job must be running

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/driver"
 )
 
 // Bounds of the worker protocol.
@@ -61,17 +60,13 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 	return nil
 }
 
-// handBack returns claimed jobs that no worker received to pending, their
-// attempts unspent (a job asked to cancel ends cancelled). One that cannot
-// go back waits for its lease to run out, and the rescuer.
+// handBack returns claimed jobs that no worker received (see
+// Client.HandBack); one that cannot go back waits for the rescuer.
 func (s *Server) handBack(jobs []*skiplock.JobRow) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	for _, j := range jobs {
-		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
-		if _, err := s.drv.JobSnooze(ctx, driver.SnoozeParams{HeldJob: held, RunAt: time.Now()}); err != nil {
-			s.log.Warn("hand back a claimed job", "job_id", j.ID, "error", err)
-		}
+	if err := s.client.HandBack(ctx, jobs); err != nil {
+		s.log.Warn("hand back claimed jobs", "error", err)
 	}
 }
 
