@@ -11,6 +11,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/internal/completer"
+	"github.com/skiplock/skiplock/internal/dbwatch"
 	"github.com/skiplock/skiplock/internal/maintenance"
 )
 
@@ -26,6 +27,7 @@ type Client struct {
 	policies map[string]kindPolicy
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
 	claimPlaces claimPlaces
+	health      writeHealth
 
 	mu        sync.Mutex
 	started   bool
@@ -48,7 +50,11 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	c := &Client{driver: drv, config: cfg, log: cfg.Logger.With("client_id", cfg.ID)}
+	// Every statement goes through the watch: refusals become ErrReadOnly
+	// and ErrDiskFull, and WriteHealth sees every write.
+	tracker := dbwatch.NewTracker()
+	c := &Client{driver: dbwatch.Wrap(drv, tracker), config: cfg, log: cfg.Logger.With("client_id", cfg.ID),
+		health: writeHealth{tracker: tracker}}
 	c.policies = make(map[string]kindPolicy, len(cfg.Workers.byKind))
 	for kind, w := range cfg.Workers.byKind {
 		c.policies[kind] = c.policyOf(kind, w.opts)
@@ -58,7 +64,9 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 	return c, nil
 }
 
-// Driver is the driver the client runs on.
+// Driver is the driver the client runs on, watched: its errors wrap
+// ErrReadOnly and ErrDiskFull for refused writes, and WriteHealth sees
+// the writes made through it.
 func (c *Client) Driver() driver.Driver { return c.driver }
 
 // ID is the client's worker id.
@@ -75,9 +83,14 @@ func (c *Client) Start(ctx context.Context) error {
 	if c.started {
 		return errors.New("skiplock: client already started")
 	}
-	rescuer := c.rescuer()
-	if err := rescuer.RunOnce(ctx); err != nil {
-		return fmt.Errorf("skiplock: start: rescue expired leases: %w", err)
+	if err := c.rescuer().RunOnce(ctx); err != nil {
+		// A refusal (a standby not yet promoted, a full disk) passes: the
+		// leader's rescuer runs again every RescueInterval. Anything else
+		// (no schema, no permission) will not mend by itself.
+		if !errors.Is(err, ErrReadOnly) && !errors.Is(err, ErrDiskFull) {
+			return fmt.Errorf("skiplock: start: rescue expired leases: %w", err)
+		}
+		c.log.Warn("start: rescue expired leases refused; the rescuer retries", "error", err)
 	}
 	fetchCtx, stopFetch := context.WithCancel(context.Background())
 	allCtx, stopAll := context.WithCancel(context.Background())

@@ -59,8 +59,22 @@ func toAPIError(err error) *apiError {
 		return &apiError{status: http.StatusNotFound, code: "not_found", message: err.Error()}
 	case errors.Is(err, skiplock.ErrLeaseLost), errors.Is(err, skiplock.ErrWrongState):
 		return &apiError{status: http.StatusConflict, code: "conflict", message: err.Error()}
+	case refusal(err) != nil:
+		// Say what an operator must mend rather than "unavailable".
+		return &apiError{status: http.StatusServiceUnavailable, code: "unavailable", message: refusal(err).Error()}
 	}
 	return &apiError{status: http.StatusServiceUnavailable, code: "unavailable", message: "database unavailable"}
+}
+
+// refusal answers the database's refusal of a write in err: a
+// *skiplock.RefusedError, whose message names the condition and the
+// database's own words ("database is read-only: …"), or nil.
+func refusal(err error) *skiplock.RefusedError {
+	var r *skiplock.RefusedError
+	if errors.As(err, &r) {
+		return r
+	}
+	return nil
 }
 
 type errorBody struct {

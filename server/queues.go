@@ -1,9 +1,7 @@
 package server
 
 import (
-	"context"
 	"net/http"
-	"time"
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
@@ -141,15 +139,4 @@ func orEmpty(m map[skiplock.JobState]int64) map[skiplock.JobState]int64 {
 		return map[skiplock.JobState]int64{}
 	}
 	return m
-}
-
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *principal) error {
-	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-	defer cancel()
-	if _, err := s.drv.TokenCount(ctx); err != nil {
-		s.log.Warn("health check: database does not answer", "error", err)
-		return &apiError{status: http.StatusServiceUnavailable, code: "unavailable", message: "database does not answer"}
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "database": s.drv.Name()})
-	return nil
 }

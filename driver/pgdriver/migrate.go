@@ -93,8 +93,17 @@ func (m *migrator) locked(ctx context.Context, fn func(pgx.Tx, []migrations.Step
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('skiplock_migrate'))`); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, migrationsTable); err != nil {
+		// Create the table only when missing: an up-to-date database then
+		// sees no write, so that a server starts on a read-only one (a
+		// standby about to be promoted).
+		var exists bool
+		if err := tx.QueryRow(ctx, `SELECT to_regclass('skiplock_migrations') IS NOT NULL`).Scan(&exists); err != nil {
 			return err
+		}
+		if !exists {
+			if _, err := tx.Exec(ctx, migrationsTable); err != nil {
+				return err
+			}
 		}
 		return fn(tx, all)
 	})

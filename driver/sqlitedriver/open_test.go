@@ -163,3 +163,28 @@ func TestInsertInCallersTransaction(t *testing.T) {
 		t.Fatal("UnwrapTx took a string")
 	}
 }
+
+// SQLITE_FULL (a full disk, or max_page_count reached) maps to
+// driver.ErrDiskFull, SQLITE_READONLY to driver.ErrReadOnly.
+func TestRefusalCodes(t *testing.T) {
+	t.Parallel()
+	d := sqlitetest.New(t)
+	ctx := context.Background()
+	sqlitetest.SetMaxPages(t, d, 0)
+	var err error
+	for i := 0; err == nil && i < 1000; i++ {
+		_, err = d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "x", Queue: "default", Payload: []byte(`{"pad":"` + strings.Repeat("x", 8000) + `"}`)}})
+	}
+	if err = d.ClassifyError(err); !errors.Is(err, driver.ErrDiskFull) || errors.Is(err, driver.ErrReadOnly) {
+		t.Fatalf("insert into a full file: %v", err)
+	}
+	sqlitetest.SetMaxPages(t, d, 1<<30)
+	sqlitetest.SetReadOnly(t, d, true)
+	_, err = d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "x", Queue: "default", Payload: []byte(`{}`)}})
+	if err = d.ClassifyError(err); !errors.Is(err, driver.ErrReadOnly) {
+		t.Fatalf("insert into a query-only database: %v", err)
+	}
+	if err := d.ClassifyError(driver.ErrNotFound); err != driver.ErrNotFound {
+		t.Fatalf("other errors pass unchanged: %v", err)
+	}
+}

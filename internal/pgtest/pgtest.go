@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -99,4 +100,29 @@ func Conn(t testing.TB, url string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// ReadOnlySwitch opens a driver of its own on url (a Schema's) whose
+// sessions refuse writes while the answered switch is on, as a hot standby
+// does: a connection takes default_transaction_read_only from the switch
+// whenever it is acquired.
+func ReadOnlySwitch(t testing.TB, url string) (*pgdriver.Driver, *atomic.Bool) {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readOnly := &atomic.Bool{}
+	cfg.MaxConns = 10
+	cfg.PrepareConn = func(ctx context.Context, conn *pgx.Conn) (bool, error) {
+		_, err := conn.Exec(ctx, "SELECT set_config('default_transaction_read_only', $1, false)",
+			map[bool]string{true: "on", false: "off"}[readOnly.Load()])
+		return err == nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pgdriver.New(pool), readOnly
 }
