@@ -75,8 +75,10 @@ func (c *Client) ID() string { return c.config.ID }
 // Start begins working the configured queues and running the maintenance
 // services (rescuer, scheduler, … under leader election); it rescues expired
 // leases once before the first claim. A client without queues runs only the
-// maintenance, as a server for external workers does. The client works
-// until Stop; ctx only bounds the start-up.
+// maintenance, as a server for external workers does. A database that
+// refuses writes (ErrReadOnly, ErrDiskFull) does not stop the start: the
+// rescuer tries again. The client works until Stop; ctx only bounds the
+// start-up.
 func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
