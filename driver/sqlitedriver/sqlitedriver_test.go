@@ -11,5 +11,7 @@ import (
 
 func TestConformance(t *testing.T) {
 	drivertest.Run(t, func(t *testing.T) driver.Driver { return sqlitetest.New(t) },
-		func(t *testing.T, d driver.Driver, id int64) { sqlitetest.SetNextJobID(t, d.(*sqlitedriver.Driver), id) })
+		func(t *testing.T, d driver.Driver, id int64) {
+			sqlitetest.SetNextJobID(t, d.(*sqlitedriver.Driver), id)
+		})
 }
