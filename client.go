@@ -117,7 +117,10 @@ func (c *Client) Start(ctx context.Context) error {
 
 // Stop stops claiming, lets running jobs finish until ctx ends, then
 // cancels the rest and hands them back (pending, no attempt spent), flushes
-// completions and stops the services. Safe to call twice.
+// completions, stops the services and sends the wake-ups of inserted jobs
+// still on their way. Safe to call twice. On a client that was never
+// started (one that only inserts) it sends those wake-ups, waiting for them
+// until ctx ends: call it before the process exits.
 func (c *Client) Stop(ctx context.Context) error { return c.stop(ctx, false) }
 
 // StopAndCancel is Stop that cancels running jobs at once.
@@ -125,11 +128,14 @@ func (c *Client) StopAndCancel(ctx context.Context) error { return c.stop(ctx, t
 
 // stop's order matters: claims end first so no new job starts; jobs drain
 // (or are cancelled); completions flush while leases still hold; only then
-// do heartbeats, the listener and leadership end.
+// do heartbeats, the listener and leadership end; wake-ups go out last.
 func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	c.mu.Lock()
 	if !c.started {
 		c.mu.Unlock()
+		if err := c.wake.flush(ctx); err != nil {
+			return fmt.Errorf("skiplock: stop: %w", err)
+		}
 		return nil
 	}
 	c.started = false
@@ -140,19 +146,7 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	if cancelJobs {
 		c.running.cancelAll(ErrStopping)
 	}
-	drained := make(chan struct{})
-	go func() { c.jobsWG.Wait(); close(drained) }()
-	var err error
-	select {
-	case <-drained:
-	case <-ctx.Done():
-		err = fmt.Errorf("skiplock: stop: jobs still running at deadline, cancelled: %w", ctx.Err())
-		c.running.cancelAll(ErrStopping)
-		select {
-		case <-drained:
-		case <-time.After(5 * time.Second):
-		}
-	}
+	err := c.drain(ctx)
 	flushCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if ferr := c.completer.Stop(flushCtx); ferr != nil && err == nil {
@@ -160,8 +154,31 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	}
 	c.stopAll()
 	c.servicesWG.Wait()
+	// Last: completions and the services insert jobs too (next stages,
+	// periodic jobs), whose wake-ups must leave before the process does.
+	if werr := c.wake.flush(flushCtx); werr != nil && err == nil {
+		err = fmt.Errorf("skiplock: stop: %w", werr)
+	}
 	c.log.Info("client stopped")
 	return err
+}
+
+// drain waits for the running jobs until ctx ends, then cancels them and
+// gives them a few seconds to hand their jobs back.
+func (c *Client) drain(ctx context.Context) error {
+	drained := make(chan struct{})
+	go func() { c.jobsWG.Wait(); close(drained) }()
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+		c.running.cancelAll(ErrStopping)
+		select {
+		case <-drained:
+		case <-time.After(5 * time.Second):
+		}
+		return fmt.Errorf("skiplock: stop: jobs still running at deadline, cancelled: %w", ctx.Err())
+	}
 }
 
 func (c *Client) rescuer() *maintenance.Rescuer {

@@ -2,6 +2,7 @@ package skiplock
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -12,6 +13,9 @@ import (
 // of inserts sends one, so that commits never queue on NOTIFY's lock.
 const notifyDebounce = 5 * time.Millisecond
 
+// notifyTimeout bounds one wake-up's round trip.
+const notifyTimeout = 5 * time.Second
+
 // waker sends wake-ups for inserted jobs to idle workers, here and in other
 // processes.
 type waker struct {
@@ -20,11 +24,22 @@ type waker struct {
 
 	mu       sync.Mutex
 	lastSent map[string]time.Time
-	trailing map[string]bool
+	// trailing holds the wake-up of each queue due when its debounce ends.
+	trailing map[string]*time.Timer
+	// pending counts wake-ups on their way or trailing; idle, when not nil,
+	// is closed when it falls to zero.
+	pending int
+	idle    chan struct{}
+	// sendCtx is the context of sends on their way; flush cancels it when
+	// its caller stops waiting.
+	sendCtx    context.Context
+	cancelSend context.CancelFunc
 }
 
 func newWaker(d driver.Driver, local func(string)) *waker {
-	return &waker{driver: d, local: local, lastSent: map[string]time.Time{}, trailing: map[string]bool{}}
+	w := &waker{driver: d, local: local, lastSent: map[string]time.Time{}, trailing: map[string]*time.Timer{}}
+	w.sendCtx, w.cancelSend = context.WithCancel(context.Background())
+	return w
 }
 
 // insertDone is told of inserted jobs. Committed inserts wake this process's
@@ -41,22 +56,25 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 	w.mu.Lock()
 	for _, q := range queues {
 		switch {
-		case w.trailing[q]:
+		case w.trailing[q] != nil:
 		case now.Sub(w.lastSent[q]) >= notifyDebounce:
 			w.lastSent[q] = now
 			send = append(send, q)
 		default:
-			w.trailing[q] = true
-			time.AfterFunc(notifyDebounce, func() { w.sendTrailing(q) })
+			w.pending++
+			w.trailing[q] = time.AfterFunc(notifyDebounce, func() { w.sendTrailing(q) })
 		}
+	}
+	if committed && len(send) > 0 {
+		w.pending++
 	}
 	w.mu.Unlock()
 	switch {
 	case len(send) == 0:
 	case committed:
 		// Off the insert's path: the caller need not wait a round trip for
-		// other processes' wake-up.
-		go w.send(w.driver, send)
+		// other processes' wake-up. flush waits for it.
+		go w.sendCounted(send)
 	default:
 		// In the caller's transaction, so that it goes out at commit.
 		w.send(exec, send)
@@ -65,15 +83,71 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 
 // send notifies; a lost wake-up costs latency, not jobs: polling finds them.
 func (w *waker) send(exec driver.Executor, queues []string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	w.mu.Lock()
+	parent := w.sendCtx
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(parent, notifyTimeout)
 	defer cancel()
 	_ = exec.QueueNotify(ctx, queues)
 }
 
+// sendCounted sends a wake-up that pending counts, and uncounts it.
+func (w *waker) sendCounted(queues []string) {
+	w.send(w.driver, queues)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending--; w.pending == 0 && w.idle != nil {
+		close(w.idle)
+		w.idle = nil
+	}
+}
+
 func (w *waker) sendTrailing(q string) {
 	w.mu.Lock()
-	w.trailing[q] = false
+	delete(w.trailing, q)
 	w.lastSent[q] = time.Now()
 	w.mu.Unlock()
-	w.send(w.driver, []string{q})
+	w.sendCounted([]string{q})
+}
+
+// flush sends at once the wake-ups waiting out their debounce and waits,
+// until ctx ends, for every wake-up on its way: a producer that stops right
+// after inserting must not take its inserts' wake-ups with it (workers
+// elsewhere would sleep until their next poll). When ctx ends first, the
+// sends still on their way are cancelled.
+func (w *waker) flush(ctx context.Context) error {
+	w.mu.Lock()
+	var due []string
+	for q, t := range w.trailing {
+		if t.Stop() { // else its send has begun, and pending counts it
+			delete(w.trailing, q)
+			w.lastSent[q] = time.Now()
+			due = append(due, q)
+		}
+	}
+	if len(due) > 0 {
+		w.pending -= len(due) - 1 // each was counted when its timer was set; one send goes
+	}
+	if w.pending == 0 {
+		w.mu.Unlock()
+		return nil
+	}
+	if w.idle == nil {
+		w.idle = make(chan struct{})
+	}
+	idle := w.idle
+	w.mu.Unlock()
+	if len(due) > 0 {
+		go w.sendCounted(due)
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		w.mu.Lock()
+		w.cancelSend()
+		w.sendCtx, w.cancelSend = context.WithCancel(context.Background())
+		w.mu.Unlock()
+		return fmt.Errorf("send wake-ups of inserted jobs: %w", ctx.Err())
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -89,7 +90,8 @@ func (g *globals) open(ctx context.Context) (dbopen.Opened, error) {
 	return db, nil
 }
 
-// client opens the database and answers an admin client on it.
+// client opens the database and answers an admin client on it, and what
+// closes both.
 func (g *globals) client(ctx context.Context) (*skiplock.Client, func(), error) {
 	db, err := g.open(ctx)
 	if err != nil {
@@ -107,8 +109,20 @@ func (g *globals) client(ctx context.Context) (*skiplock.Client, func(), error) 
 		db.Close()
 		return nil, nil, err
 	}
-	return c, db.Close, nil
+	closeAll := func() {
+		// Stop sends the wake-ups of the jobs the command inserted (enqueue,
+		// retry, resume): without them workers elsewhere sleep until their
+		// next poll. A lost wake-up costs latency, not the job: not an error.
+		ctx, cancel := context.WithTimeout(ctx, stopTimeout)
+		defer cancel()
+		_ = c.Stop(ctx)
+		db.Close()
+	}
+	return c, closeAll, nil
 }
+
+// stopTimeout bounds how long a command waits for its wake-ups to go out.
+const stopTimeout = 10 * time.Second
 
 func (g *globals) contractsPath() string {
 	if g.contracts != "" {

@@ -15,14 +15,16 @@ import (
 )
 
 // Run runs every behaviour as a parallel subtest; open answers a new,
-// migrated, empty database for each.
-func Run(t *testing.T, open func(t *testing.T) driver.Driver) {
+// migrated, empty database for each, and nextID makes such a database give
+// the next job it inserts the id asked for (the cases on ids past 2³¹).
+func Run(t *testing.T, open func(t *testing.T) driver.Driver, nextID func(t *testing.T, d driver.Driver, id int64)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 			defer cancel()
-			c.fn(&env{t: t, d: open(t), ctx: ctx})
+			d := open(t)
+			c.fn(&env{t: t, d: d, ctx: ctx, nextID: func(id int64) { nextID(t, d, id) }})
 		})
 	}
 }
@@ -42,9 +44,10 @@ func add(name string, fn func(e *env)) bool {
 
 // env is what a behaviour needs: the driver and a context.
 type env struct {
-	t   *testing.T
-	d   driver.Driver
-	ctx context.Context
+	t      *testing.T
+	d      driver.Driver
+	ctx    context.Context
+	nextID func(id int64)
 }
 
 // lease is the lease of claims unless a test needs it to expire.

@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 	drivertest.Run(t, func(t *testing.T) driver.Driver {
 		d, _ := pgtest.Schema(t)
 		return d
-	})
+	}, func(t *testing.T, d driver.Driver, id int64) { pgtest.SetNextJobID(t, d.(*pgdriver.Driver), id) })
 }
 
 // insertFast inserts n jobs of queue "default", priority 5 and three

@@ -171,16 +171,18 @@ UNION ALL
 LIMIT 1;
 
 -- name: JobList
+-- $7, the cursor, is a job id: bigint. Compared with the literal 0 alone,
+-- PostgreSQL would type it int4 and refuse every cursor past 2³¹.
 (SELECT {{cols}} FROM skiplock_jobs
  WHERE $1::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
-   AND ($6 = '' OR workflow_id = $6) AND ($7 = 0 OR id < $7)
+   AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
  ORDER BY id DESC LIMIT $8)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
  WHERE $9::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
-   AND ($6 = '' OR workflow_id = $6) AND ($7 = 0 OR id < $7)
+   AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
  ORDER BY id DESC LIMIT $8)
 ORDER BY id DESC LIMIT $8;
 
