@@ -128,10 +128,11 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 	}
 	next := time.Now().UTC()
 	if b.NextRunAt != nil {
-		// The client checks the time's bounds (1970–9999 in UTC).
+		// The client checks the time's bounds (1970–9999 in UTC), but to
+		// it year 1 (the zero time) means "now".
 		at, err := time.Parse(time.RFC3339Nano, *b.NextRunAt)
-		if err != nil {
-			return nil, badRequest("next_run_at", "must be an RFC 3339 timestamp, got %q", truncate(*b.NextRunAt, 40))
+		if err != nil || at.IsZero() {
+			return nil, badRequest("next_run_at", "must be an RFC 3339 timestamp from 1970 to 9999 in UTC, got %q", truncate(*b.NextRunAt, 40))
 		}
 		next = at.UTC()
 	}

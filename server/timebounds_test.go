@@ -21,10 +21,12 @@ func TestTimeBounds(t *testing.T) {
 			{"POST", "/v1/jobs", `{"kind":"x","run_at":"10000-01-01T00:00:00Z"}`, "run_at"},
 			{"POST", "/v1/jobs", `{"kind":"x","run_at":"1969-12-31T23:59:59Z"}`, "run_at"},
 			{"POST", "/v1/jobs", `{"kind":"x","run_at":"1970-01-01T00:30:00+01:00"}`, "run_at"},
+			{"POST", "/v1/jobs", `{"kind":"x","run_at":"0001-01-01T00:00:00Z"}`, "run_at"},
 			{"POST", "/v1/jobs", `{"kind":"x","run_at":"2030-01-01T00:00:00Z","delay_seconds":5}`, "delay_seconds"},
 			{"POST", "/v1/jobs/batch", `{"jobs":[{"kind":"x"},{"kind":"x","run_at":"9999-12-31T23:59:59-01:00"}]}`, "jobs[1].run_at"},
 			{"PUT", "/v1/schedules/k", `{"kind":"x","every_seconds":60,"next_run_at":"9999-12-31T23:59:59-01:00"}`, "next_run_at"},
 			{"PUT", "/v1/schedules/k", `{"kind":"x","every_seconds":60,"next_run_at":"1969-12-31T23:00:00Z"}`, "next_run_at"},
+			{"PUT", "/v1/schedules/k", `{"kind":"x","every_seconds":60,"next_run_at":"0001-01-01T00:00:00Z"}`, "next_run_at"},
 		}
 		for _, c := range refused {
 			a := b.do(t, c.method, c.path, "", c.body)
