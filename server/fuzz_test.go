@@ -79,16 +79,16 @@ func pickRoute(routes []string, s string) string {
 	return routes[n%len(routes)]
 }
 
-// fillSegments puts seg in place of each {name} of a route's path.
+// fillSegments puts seg in place of each {name} segment of a route's
+// path (seg may itself hold braces and slashes).
 func fillSegments(path, seg string) string {
-	for {
-		i := strings.IndexByte(path, '{')
-		j := strings.IndexByte(path, '}')
-		if i < 0 || j < i {
-			return path
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			parts[i] = seg
 		}
-		path = path[:i] + seg + path[j+1:]
 	}
+	return strings.Join(parts, "/")
 }
 
 // serve runs one request in process. A request still running after a
