@@ -128,6 +128,9 @@ func (c *Client) insertNext(ctx context.Context, exec driver.Executor, parent *J
 			opts.Tenant = parent.Tenant
 		}
 		p, err := c.insertParams(n.args, &opts)
+		if ve, ok := err.(*ValidationError); ok {
+			return nil, invalid(fmt.Sprintf("next[%d].%s", i, ve.Field), "%s", ve.Message)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("next[%d]: %w", i, err)
 		}

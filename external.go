@@ -191,6 +191,9 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 			wait = *p.RetryIn
 		}
 		at := time.Now().Add(wait)
+		if err := checkTime("retry_in_seconds", at); err != nil {
+			return nil, err
+		}
 		fp.RetryAt = &at
 	}
 	j, err := c.driver.JobFail(ctx, fp)

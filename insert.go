@@ -15,7 +15,8 @@ type InsertOpts struct {
 	Queue string
 	// Priority 0–10, higher first; nil means the default (5).
 	Priority *int
-	// RunAt, or Delay from now, schedules the job for later.
+	// RunAt, or Delay from now (not both), schedules the job for later.
+	// Either time must lie from 1970 to the end of 9999 in UTC.
 	RunAt time.Time
 	Delay time.Duration
 	// MaxRetries after the first attempt; nil means the default (3).
@@ -227,6 +228,7 @@ func (c *Client) fillInsertParams(p *driver.InsertParams, args JobArgs, opts *In
 	}
 	if p.RunAt.IsZero() && opts.Delay > 0 {
 		p.RunAt = time.Now().Add(opts.Delay)
+		return checkTime("delay", p.RunAt)
 	}
 	return nil
 }
@@ -243,8 +245,15 @@ func checkInsertOpts(kind string, opts *InsertOpts) error {
 		return invalid("max_retries", "must be >= 0, got %d", *opts.MaxRetries)
 	case opts.Delay < 0:
 		return invalid("delay", "must not be negative")
+	case opts.Delay > 0 && !opts.RunAt.IsZero():
+		return invalid("delay", "set RunAt or Delay, not both")
 	case len(opts.Metadata) > 0 && !json.Valid(opts.Metadata):
 		return invalid("metadata", "must be valid JSON")
+	}
+	if !opts.RunAt.IsZero() {
+		if err := checkTime("run_at", opts.RunAt); err != nil {
+			return err
+		}
 	}
 	for i, id := range opts.DependsOn {
 		if id <= 0 {

@@ -2,6 +2,7 @@ package skiplock
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -40,16 +41,18 @@ type JobView struct {
 	CancelRequested bool            `json:"cancel_requested"`
 }
 
-// NewJobView answers the API view of a job.
+// NewJobView answers the API view of a job. Its times are in UTC and held
+// within what JSON can write (ViewTime), so any stored job renders.
 func NewJobView(row *JobRow) *JobView {
 	j := *row
 	j.FillEmpty() // a row built by hand may have nil lists
 	return &JobView{ID: j.ID, Kind: j.Kind, Op: optional(j.Op), Queue: j.Queue, Tenant: j.Tenant, State: j.State,
 		Priority: j.Priority, Payload: orJSON(j.Payload, "{}"), Metadata: orJSON(j.Metadata, "{}"), Tags: j.Tags,
-		Attempt: j.Attempt, MaxRetries: j.MaxRetries, RunAt: j.RunAt, CreatedAt: j.CreatedAt, StartedAt: j.StartedAt,
-		FinishedAt: j.FinishedAt, UpdatedAt: j.UpdatedAt, LeaseUntil: j.LeaseUntil, WorkerID: optional(j.WorkerID),
-		HeartbeatAt: j.HeartbeatAt, Progress: j.Progress, ProgressMessage: j.ProgressMessage,
-		Checkpoint: orJSON(j.Checkpoint, "null"), Result: orJSON(j.Result, "null"), Errors: j.Errors,
+		Attempt: j.Attempt, MaxRetries: j.MaxRetries, RunAt: ViewTime(j.RunAt), CreatedAt: ViewTime(j.CreatedAt),
+		StartedAt: viewTimePtr(j.StartedAt), FinishedAt: viewTimePtr(j.FinishedAt), UpdatedAt: ViewTime(j.UpdatedAt),
+		LeaseUntil: viewTimePtr(j.LeaseUntil), WorkerID: optional(j.WorkerID), HeartbeatAt: viewTimePtr(j.HeartbeatAt),
+		Progress: j.Progress, ProgressMessage: j.ProgressMessage,
+		Checkpoint: orJSON(j.Checkpoint, "null"), Result: orJSON(j.Result, "null"), Errors: viewErrors(j.Errors),
 		IdempotencyKey: optional(j.IdempotencyKey), DependsOn: j.DependsOn, WorkflowID: optional(j.WorkflowID),
 		Stage: optional(j.Stage), CancelRequested: j.CancelRequested}
 }
@@ -66,4 +69,19 @@ func orJSON(b json.RawMessage, def string) json.RawMessage {
 		return json.RawMessage(def)
 	}
 	return b
+}
+
+// viewErrors answers errs with their times held renderable (ViewTime);
+// errs belongs to the row and is copied before any change.
+func viewErrors(errs []AttemptError) []AttemptError {
+	for i := range errs {
+		if !ViewTime(errs[i].At).Equal(errs[i].At) {
+			out := slices.Clone(errs)
+			for k := i; k < len(out); k++ {
+				out[k].At = ViewTime(out[k].At)
+			}
+			return out
+		}
+	}
+	return errs
 }

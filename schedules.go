@@ -13,7 +13,8 @@ import (
 // their jobs (seed 000's watchlist).
 type Schedule = driver.Schedule
 
-// ScheduleUpsert adds or replaces the schedule (Tenant, Key).
+// ScheduleUpsert adds or replaces the schedule (Tenant, Key). A zero
+// NextRunAt means now; another must lie from 1970 to the end of 9999 in UTC.
 func (c *Client) ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, error) {
 	switch {
 	case s.Key == "" || len(s.Key) > 500:
@@ -24,6 +25,11 @@ func (c *Client) ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, er
 		return nil, invalid("every", "must be at least 1s, got %s", s.Every)
 	case len(s.Payload) > 0 && !json.Valid(s.Payload):
 		return nil, invalid("payload", "must be valid JSON")
+	}
+	if !s.NextRunAt.IsZero() {
+		if err := checkTime("next_run_at", s.NextRunAt); err != nil {
+			return nil, err
+		}
 	}
 	if s.Queue == "" {
 		s.Queue = DefaultQueue

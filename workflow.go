@@ -141,6 +141,8 @@ func NewWorkflowView(id string, jobs []*JobRow) *WorkflowView {
 			}
 		}
 	}
+	// Held renderable like a job's (ViewTime).
+	v.CreatedAt, v.UpdatedAt, v.FinishedAt = ViewTime(v.CreatedAt), ViewTime(v.UpdatedAt), viewTimePtr(v.FinishedAt)
 	return v
 }
 
@@ -177,7 +179,7 @@ func workflowStatus(counts map[JobState]int) WorkflowStatus {
 func workflowJob(j *JobRow) WorkflowJob {
 	w := WorkflowJob{ID: j.ID, Kind: j.Kind, Queue: j.Queue, Tenant: j.Tenant, State: j.State, Attempt: j.Attempt,
 		MaxRetries: j.MaxRetries, Progress: j.Progress, ProgressMessage: j.ProgressMessage, DependsOn: j.DependsOn,
-		CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt}
+		CreatedAt: ViewTime(j.CreatedAt), StartedAt: viewTimePtr(j.StartedAt), FinishedAt: viewTimePtr(j.FinishedAt)}
 	if w.DependsOn == nil {
 		w.DependsOn = []int64{}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -43,19 +44,42 @@ func decodeBody(r *http.Request, limit int64, v any) error {
 }
 
 // decodeJSON decodes one JSON object into v; errors name the field, under
-// prefix (e.g. "jobs[3]").
+// prefix (e.g. "jobs[3]"). It is strict: a key that v does not declare,
+// invalid UTF-8 and a lone UTF-16 surrogate are refused, not dropped or
+// replaced.
 func decodeJSON(b []byte, prefix string, v any) error {
 	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
 		return badRequest(prefix, "must be a JSON object")
 	}
+	if err := checkEncoding(b, prefix); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return unknownFieldError(b, prefix, v, name)
+		}
 		return jsonError(prefix, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return badRequest(prefix, "unexpected data after the JSON object")
 	}
 	return nil
+}
+
+// unknownFieldError names the key DisallowUnknownFields refused by its
+// path ("error.mesage"); encoding/json gives only its name.
+func unknownFieldError(b []byte, prefix string, v any, quoted string) error {
+	path, known := unknownField(b, reflect.TypeOf(v), "")
+	if path == "" {
+		path, _ = strconv.Unquote(quoted)
+	}
+	msg := "is not a field of this request"
+	if len(known) > 0 {
+		msg += " (fields here: " + strings.Join(known, ", ") + ")"
+	}
+	return badRequest(joinField(prefix, path), "%s", msg)
 }
 
 func jsonError(prefix string, err error) error {
@@ -198,11 +222,21 @@ func checkText(field, s string, max int) error {
 // parseID reads a positive job id from the path.
 func parseID(r *http.Request) (int64, error) {
 	s := r.PathValue("id")
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, badRequest("id", "must be a positive integer, got %q", truncate(s, 40))
+	id, ok := parsePositive(s)
+	if !ok {
+		return 0, badRequest("id", "must be a positive integer in plain decimal (no sign, no leading zero), got %q", truncate(s, 40))
 	}
 	return id, nil
+}
+
+// parsePositive reads a positive int64 written as the API writes one: plain
+// decimal digits, no sign, no leading zero. One job has one path.
+func parsePositive(s string) (int64, bool) {
+	if s == "" || s[0] < '1' || s[0] > '9' {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	return id, err == nil
 }
 
 func truncate(s string, n int) string {

@@ -144,7 +144,11 @@ func (h *eventHub) poll(ctx context.Context) {
 				continue
 			}
 			seen[k] = j.UpdatedAt
-			if j.UpdatedAt.After(cursor) {
+			// A time past now (a row written by other means, years ahead)
+			// must not carry the cursor past every change to come.
+			if now := time.Now(); j.UpdatedAt.After(now) {
+				cursor = now
+			} else if j.UpdatedAt.After(cursor) {
 				cursor = j.UpdatedAt
 			}
 			h.publish(newJobEvent(j))
@@ -168,7 +172,7 @@ func newJobEvent(j *skiplock.JobRow) *jobEvent {
 	v := skiplock.NewJobView(j)
 	return &jobEvent{ID: j.ID, State: j.State, Progress: j.Progress, ProgressMessage: j.ProgressMessage,
 		Kind: j.Kind, Queue: j.Queue, Tenant: j.Tenant, WorkflowID: v.WorkflowID, Stage: v.Stage,
-		Attempt: j.Attempt, UpdatedAt: j.UpdatedAt.UTC()}
+		Attempt: j.Attempt, UpdatedAt: skiplock.ViewTime(j.UpdatedAt)}
 }
 
 // publish hands an event to every subscriber that wants it; a subscriber

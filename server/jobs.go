@@ -234,8 +234,8 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 		lp.Limit = n
 	}
 	if v := q.Get("cursor"); v != "" {
-		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || id <= 0 {
+		id, ok := parsePositive(v)
+		if !ok {
 			return lp, badRequest("cursor", "must be a next_cursor of an earlier page, got %q", truncate(v, 40))
 		}
 		lp.BeforeID = id

@@ -106,9 +106,14 @@ func (s *Server) specParams(spec *jobSpec, prefix string, p *principal) (skiploc
 		return none, err
 	}
 	if spec.RunAt != nil {
+		if spec.DelaySeconds != nil {
+			return none, badRequest(f("delay_seconds"), "set run_at or delay_seconds, not both")
+		}
+		// The client checks the time's bounds (1970–9999 in UTC), but to
+		// it year 1 (the zero time) means "now".
 		at, err := time.Parse(time.RFC3339Nano, *spec.RunAt)
-		if err != nil || at.Year() < 1970 {
-			return none, badRequest(f("run_at"), "must be an RFC 3339 timestamp after 1970, got %q", truncate(*spec.RunAt, 40))
+		if err != nil || at.IsZero() {
+			return none, badRequest(f("run_at"), "must be an RFC 3339 timestamp from 1970 to 9999 in UTC, got %q", truncate(*spec.RunAt, 40))
 		}
 		opts.RunAt = at.UTC()
 	}

@@ -26,8 +26,8 @@ func newScheduleView(s *skiplock.Schedule) scheduleView {
 		payload = json.RawMessage("{}")
 	}
 	return scheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
-		EverySeconds: s.Every.Seconds(), NextRunAt: s.NextRunAt.UTC(), CreatedAt: s.CreatedAt.UTC(),
-		UpdatedAt: s.UpdatedAt.UTC()}
+		EverySeconds: s.Every.Seconds(), NextRunAt: skiplock.ViewTime(s.NextRunAt),
+		CreatedAt: skiplock.ViewTime(s.CreatedAt), UpdatedAt: skiplock.ViewTime(s.UpdatedAt)}
 }
 
 // scheduleTenant is the tenant a schedule request acts for: the token's
@@ -128,9 +128,11 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 	}
 	next := time.Now().UTC()
 	if b.NextRunAt != nil {
+		// The client checks the time's bounds (1970–9999 in UTC), but to
+		// it year 1 (the zero time) means "now".
 		at, err := time.Parse(time.RFC3339Nano, *b.NextRunAt)
-		if err != nil || at.Year() < 1970 {
-			return nil, badRequest("next_run_at", "must be an RFC 3339 timestamp after 1970, got %q", truncate(*b.NextRunAt, 40))
+		if err != nil || at.IsZero() {
+			return nil, badRequest("next_run_at", "must be an RFC 3339 timestamp from 1970 to 9999 in UTC, got %q", truncate(*b.NextRunAt, 40))
 		}
 		next = at.UTC()
 	}

@@ -70,7 +70,7 @@ func setupOn(t *testing.T, drv driver.Driver, mod func(*server.Config)) *bundle 
 }
 
 // setupClient is setupOn with a client configuration.
-func setupClient(t *testing.T, drv driver.Driver, ccfg *skiplock.Config, mod func(*server.Config)) *bundle {
+func setupClient(t testing.TB, drv driver.Driver, ccfg *skiplock.Config, mod func(*server.Config)) *bundle {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	ccfg.Logger = log
@@ -96,7 +96,7 @@ func setupClient(t *testing.T, drv driver.Driver, ccfg *skiplock.Config, mod fun
 }
 
 // testWriter logs into the test, and not after it ended.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	if os.Getenv("SKIPLOCK_TEST_LOG") != "" {
@@ -221,7 +221,7 @@ func id(j map[string]any) int64 {
 }
 
 // createToken stores a token and answers its secret.
-func createToken(t *testing.T, drv driver.Driver, role, tenant string) string {
+func createToken(t testing.TB, drv driver.Driver, role, tenant string) string {
 	t.Helper()
 	secret, err := server.NewToken()
 	if err != nil {

@@ -196,7 +196,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, heartbeatAnswer{LeaseUntil: res.LeaseUntil.UTC(), CancelRequested: res.CancelRequested})
+	writeJSON(w, http.StatusOK, heartbeatAnswer{LeaseUntil: skiplock.ViewTime(res.LeaseUntil), CancelRequested: res.CancelRequested})
 	return nil
 }
 

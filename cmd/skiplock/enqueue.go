@@ -67,7 +67,7 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 	f.StringVar(&opts.Queue, "queue", "", "queue (default \"default\")")
 	f.IntVar(&priority, "priority", skiplock.DefaultPriority, "priority 0-10, higher first")
 	f.DurationVar(&opts.Delay, "delay", 0, "run after this long, e.g. 30s, 10m")
-	f.StringVar(&runAt, "run-at", "", "run at this time (RFC 3339)")
+	f.StringVar(&runAt, "run-at", "", "run at this time (RFC 3339, from 1970 to 9999 in UTC)")
 	f.IntVar(&maxRetries, "max-retries", skiplock.DefaultMaxRetries, "retries after the first attempt")
 	f.StringVar(&opts.IdempotencyKey, "idempotency-key", "", "a second enqueue with this key while the job is live returns it")
 	f.StringVar(&opts.Tenant, "tenant", "", "owner of the job")

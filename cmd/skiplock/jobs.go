@@ -44,10 +44,16 @@ func newJobsCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// parseID reads a job id as the API writes it: plain decimal digits, no
+// sign, no leading zero (the server answers 400 to any other form).
 func parseID(s string) (int64, error) {
-	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, usagef("ID: %q is not a job id (a positive integer)", s)
+	var id int64
+	var err error
+	if s != "" && s[0] >= '1' && s[0] <= '9' {
+		id, err = strconv.ParseInt(s, 10, 64)
+	}
+	if id <= 0 || err != nil {
+		return 0, usagef("ID: %q is not a job id (a positive integer, plain decimal)", s)
 	}
 	return id, nil
 }

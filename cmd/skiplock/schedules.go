@@ -33,8 +33,8 @@ func newScheduleView(s *skiplock.Schedule) scheduleView {
 		payload = json.RawMessage("{}")
 	}
 	return scheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
-		Every: s.Every.String(), EverySeconds: s.Every.Seconds(), NextRunAt: s.NextRunAt, CreatedAt: s.CreatedAt,
-		UpdatedAt: s.UpdatedAt}
+		Every: s.Every.String(), EverySeconds: s.Every.Seconds(), NextRunAt: skiplock.ViewTime(s.NextRunAt),
+		CreatedAt: skiplock.ViewTime(s.CreatedAt), UpdatedAt: skiplock.ViewTime(s.UpdatedAt)}
 }
 
 func newSchedulesCmd(g *globals) *cobra.Command {
@@ -135,7 +135,7 @@ func newSchedulesAddCmd(g *globals) *cobra.Command {
 	f.StringVar(&payload, "payload", "", "JSON payload of each job (default {})")
 	f.StringVar(&s.Queue, "queue", skiplock.DefaultQueue, "queue of the jobs")
 	f.StringVar(&s.Tenant, "tenant", "", "tenant owning the schedule")
-	f.StringVar(&nextRunAt, "next-run-at", "", "first run, RFC 3339 (default now)")
+	f.StringVar(&nextRunAt, "next-run-at", "", "first run, RFC 3339, from 1970 to 9999 in UTC (default now)")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }
