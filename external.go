@@ -13,7 +13,8 @@ import (
 
 // The worker protocol for workers outside this process (the HTTP server
 // speaks it for workers in any language). A worker names itself with a
-// worker id; every report is fenced on it and the job's current attempt.
+// worker id; every report is fenced on it and on the job's attempt: the
+// one the report names (the attempt it claimed), else the current one.
 
 // ClaimParams asks for jobs of a queue for an external worker.
 type ClaimParams struct {
@@ -72,22 +73,62 @@ func (c *Client) HandBack(ctx context.Context, jobs []*JobRow) error {
 	return errors.Join(errs...)
 }
 
-// held fences a report of workerID on job id: the job must be running
-// under that worker; its current attempt joins the fence.
-func (c *Client) held(ctx context.Context, id int64, workerID string) (driver.HeldJob, *JobRow, error) {
+// held fences a report of workerID on job id. A report that names its
+// attempt is fenced on it as is (the driver's statement refuses any other),
+// without a read; otherwise the job must be running under that worker and
+// its current attempt joins the fence.
+func (c *Client) held(ctx context.Context, id int64, workerID string, attempt int) (driver.HeldJob, error) {
+	if err := checkAttempt(attempt); err != nil {
+		return driver.HeldJob{}, err
+	}
+	if attempt > 0 {
+		return driver.HeldJob{ID: id, Attempt: attempt, WorkerID: workerID}, nil
+	}
 	j, err := c.driver.JobGet(ctx, id)
 	if err != nil {
-		return driver.HeldJob{}, nil, err
+		return driver.HeldJob{}, err
 	}
 	if j.State != StateRunning || j.WorkerID != workerID {
-		return driver.HeldJob{}, j, fmt.Errorf("%w (job %d is %s, held by %q)", ErrLeaseLost, id, j.State, j.WorkerID)
+		return driver.HeldJob{}, leaseLost(j)
 	}
-	return driver.HeldJob{ID: id, Attempt: j.Attempt, WorkerID: workerID}, j, nil
+	return driver.HeldJob{ID: id, Attempt: j.Attempt, WorkerID: workerID}, nil
+}
+
+// checkAttempt checks a report's attempt: 0 when not given, else the
+// claimed job's (claims count from 1).
+func checkAttempt(attempt int) error {
+	if attempt < 0 {
+		return invalid("attempt", "must be at least 1, got %d", attempt)
+	}
+	return nil
+}
+
+// refused explains a report the fence refused: an unknown job is not
+// found, a known one says who holds it now. Other errors pass.
+func (c *Client) refused(ctx context.Context, id int64, err error) error {
+	if !errors.Is(err, ErrLeaseLost) {
+		return err
+	}
+	j, gerr := c.driver.JobGet(ctx, id)
+	switch {
+	case errors.Is(gerr, ErrNotFound):
+		return gerr
+	case gerr != nil:
+		return err
+	}
+	return leaseLost(j)
+}
+
+func leaseLost(j *JobRow) error {
+	return fmt.Errorf("%w (job %d is %s, attempt %d, held by %q)", ErrLeaseLost, j.ID, j.State, j.Attempt, j.WorkerID)
 }
 
 // HeartbeatParams is an external worker's report on a running job.
 type HeartbeatParams struct {
-	WorkerID        string
+	WorkerID string
+	// Attempt is the claimed job's attempt; when set (> 0), a report for
+	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
+	Attempt         int
 	Lease           time.Duration
 	Progress        *int
 	ProgressMessage *string
@@ -106,7 +147,7 @@ func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*H
 	if len(p.Checkpoint) > 0 && !json.Valid(p.Checkpoint) {
 		return nil, invalid("checkpoint", "must be valid JSON")
 	}
-	h, _, err := c.held(ctx, id, p.WorkerID)
+	h, err := c.held(ctx, id, p.WorkerID, p.Attempt)
 	if err != nil {
 		return nil, err
 	}
@@ -114,34 +155,51 @@ func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*H
 	if lease <= 0 {
 		lease = c.config.Lease
 	}
-	return c.driver.JobProgress(ctx, driver.ProgressParams{HeldJob: h, Progress: p.Progress,
+	res, err := c.driver.JobProgress(ctx, driver.ProgressParams{HeldJob: h, Progress: p.Progress,
 		ProgressMessage: p.ProgressMessage, Checkpoint: p.Checkpoint, Lease: lease})
+	if err != nil {
+		return nil, c.refused(ctx, id, err)
+	}
+	return res, nil
+}
+
+// CompleteParams is an external worker's report of a finished job.
+type CompleteParams struct {
+	WorkerID string
+	// Attempt is the claimed job's attempt; when set (> 0), a report for
+	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
+	Attempt int
+	Result  json.RawMessage
+	// Next are next-stage jobs, inserted in the completion's transaction;
+	// they inherit the job's workflow id and tenant unless they set theirs.
+	Next []InsertManyParams
 }
 
 // Complete finishes a running job with its result and inserts its next
 // stages in the same transaction. A job asked to cancel ends cancelled.
-func (c *Client) Complete(ctx context.Context, id int64, workerID string, result json.RawMessage, next []InsertManyParams) (*JobRow, []*InsertResult, error) {
-	if len(result) > 0 && !json.Valid(result) {
+func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*JobRow, []*InsertResult, error) {
+	if len(p.Result) > 0 && !json.Valid(p.Result) {
 		return nil, nil, invalid("result", "must be valid JSON")
 	}
-	h, row, err := c.held(ctx, id, workerID)
+	h, err := c.held(ctx, id, p.WorkerID, p.Attempt)
 	if err != nil {
 		return nil, nil, err
 	}
-	nexts := make([]nextJob, len(next))
-	for i, n := range next {
+	nexts := make([]nextJob, len(p.Next))
+	for i, n := range p.Next {
 		nexts[i] = nextJob{args: n.Args, opts: n.Opts}
 	}
+	var row *JobRow
 	var out []*InsertResult
 	err = c.inTx(ctx, func(tx driver.Executor) error {
-		done, err := tx.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: h, Result: result}})
+		done, err := tx.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: h, Result: p.Result}})
 		if err != nil {
 			return err
 		}
 		if len(done) == 0 {
 			return ErrLeaseLost
 		}
-		if cancelled, err := endedCancelled(ctx, tx, id); err != nil || cancelled {
+		if row, err = tx.JobGet(ctx, id); err != nil || row.State == StateCancelled {
 			return err // a job asked to cancel ends cancelled and starts no next stage
 		}
 		res, err := c.insertNext(ctx, tx, row, nexts)
@@ -151,15 +209,17 @@ func (c *Client) Complete(ctx context.Context, id int64, workerID string, result
 		return err
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, c.refused(ctx, id, err)
 	}
-	j, err := c.driver.JobGet(ctx, id)
-	return j, out, err
+	return row, out, nil
 }
 
 // FailParams is an external worker's report of a failed attempt.
 type FailParams struct {
-	WorkerID  string
+	WorkerID string
+	// Attempt is the claimed job's attempt; when set (> 0), a report for
+	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
+	Attempt   int
 	ErrorType string
 	Message   string
 	// Retryable false fails the job for good.
@@ -169,14 +229,21 @@ type FailParams struct {
 }
 
 // Fail records a failed attempt: the job is retried after its backoff (or
-// RetryIn) while retries are left, otherwise it fails.
+// RetryIn) while retries are left, otherwise it fails. It reads the job
+// first: its kind and retries decide the outcome.
 func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, error) {
 	if p.RetryIn != nil && *p.RetryIn < 0 {
 		return nil, invalid("retry_in_seconds", "must not be negative")
 	}
-	h, row, err := c.held(ctx, id, p.WorkerID)
+	if err := checkAttempt(p.Attempt); err != nil {
+		return nil, err
+	}
+	row, err := c.driver.JobGet(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if row.State != StateRunning || row.WorkerID != p.WorkerID || (p.Attempt > 0 && row.Attempt != p.Attempt) {
+		return nil, leaseLost(row)
 	}
 	typ := p.ErrorType
 	if typ == "" {
@@ -184,7 +251,7 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 	}
 	entry := driver.AttemptError{Attempt: row.Attempt, Type: typ, Message: p.Message, At: time.Now().UTC(),
 		Retryable: p.Retryable && row.Attempt <= row.MaxRetries}
-	fp := driver.FailParams{HeldJob: h, Error: entry}
+	fp := driver.FailParams{HeldJob: driver.HeldJob{ID: id, Attempt: row.Attempt, WorkerID: p.WorkerID}, Error: entry}
 	if entry.Retryable {
 		wait := c.policyOf(row.Kind, WorkerOpts{}).backoff(row.Attempt - 1)
 		if p.RetryIn != nil {

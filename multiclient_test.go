@@ -125,7 +125,7 @@ func TestSilentWorkerIsRescuedAndFenced(t *testing.T) {
 	if j.Attempt != 2 || len(j.Errors) != 1 || j.Errors[0].Type != "lease_expired" {
 		t.Fatalf("job %+v", j)
 	}
-	if _, _, err := admin.Complete(ctx, res.Job.ID, "ghost", nil, nil); !errors.Is(err, skiplock.ErrLeaseLost) {
+	if _, _, err := admin.Complete(ctx, res.Job.ID, skiplock.CompleteParams{WorkerID: "ghost"}); !errors.Is(err, skiplock.ErrLeaseLost) {
 		t.Fatalf("late complete: %v", err)
 	}
 	if _, err := admin.Fail(ctx, res.Job.ID, skiplock.FailParams{WorkerID: "ghost", Message: "late"}); !errors.Is(err, skiplock.ErrLeaseLost) {

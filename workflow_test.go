@@ -226,7 +226,8 @@ func TestWorkflowNextIsAtomicWithCompletion(t *testing.T) {
 		if got := b.job(t, j.ID); got.State != skiplock.StateRunning || got.WorkerID != "thief" {
 			t.Fatalf("job %+v, want running under thief", got)
 		}
-		_, next, err := c.Complete(b.ctx, j.ID, "thief", nil, []skiplock.InsertManyParams{{Args: stageArgs{Flow: "thief"}}})
+		_, next, err := c.Complete(b.ctx, j.ID, skiplock.CompleteParams{WorkerID: "thief",
+			Next: []skiplock.InsertManyParams{{Args: stageArgs{Flow: "thief"}}}})
 		if err != nil || len(next) != 1 || len(b.jobsOfKind(t, "wf_stage")) != 1 {
 			t.Fatalf("complete by the holder: next %v, err %v", next, err)
 		}
@@ -294,7 +295,7 @@ func TestWorkflowFanOutFanIn(t *testing.T) {
 		}
 		complete := func(id int64) {
 			t.Helper()
-			if _, _, err := c.Complete(b.ctx, id, "w", nil, nil); err != nil {
+			if _, _, err := c.Complete(b.ctx, id, skiplock.CompleteParams{WorkerID: "w"}); err != nil {
 				t.Fatal(err)
 			}
 		}

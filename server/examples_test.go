@@ -28,10 +28,11 @@ func TestExampleWorkers(t *testing.T) {
 			worker := createToken(t, b.drv, "worker", "")
 			good := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"math","payload":{"numbers":[1,2,3.5]}}`), 201).job())
 			bad := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"math","payload":{"numbers":"x"}}`), 201).job())
+			rr := newReportRecorder(t, b.ts.URL)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, bin, filepath.Join(dir, ex.script))
-			cmd.Env = append(os.Environ(), "SKIPLOCK_SERVER="+b.ts.URL, "SKIPLOCK_TOKEN="+worker,
+			cmd.Env = append(os.Environ(), "SKIPLOCK_SERVER="+rr.url, "SKIPLOCK_TOKEN="+worker,
 				"SKIPLOCK_QUEUE=math", "SKIPLOCK_MAX_JOBS=2")
 			if out, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%s: %v\n%s", ex.script, err, out)
@@ -44,6 +45,16 @@ func TestExampleWorkers(t *testing.T) {
 			j = must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", bad), admin, nil), 200).job()
 			if j["state"] != "failed" || len(j["errors"].([]any)) != 1 {
 				t.Fatalf("bad job worked by %s: %v", ex.script, j)
+			}
+			// Every report carries the claimed attempt.
+			reports := rr.all()
+			for _, r := range reports {
+				if r.attempt != 1.0 {
+					t.Errorf("%s: %s of job %d carried attempt %v, want 1", ex.script, r.action, r.jobID, r.attempt)
+				}
+			}
+			if len(reports) < 3 {
+				t.Errorf("%s sent %d reports: %v", ex.script, len(reports), reports)
 			}
 		})
 	}

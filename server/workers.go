@@ -136,6 +136,7 @@ func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams, 
 
 type heartbeatBody struct {
 	WorkerID        string          `json:"worker_id"`
+	Attempt         *int            `json:"attempt"`
 	LeaseSeconds    *float64        `json:"lease_seconds"`
 	Progress        *int            `json:"progress"`
 	ProgressMessage *string         `json:"progress_message"`
@@ -147,25 +148,31 @@ type heartbeatAnswer struct {
 	CancelRequested bool      `json:"cancel_requested"`
 }
 
-// heldJob checks a report's job id and worker id, and that a scoped token
-// reports only on its tenant's jobs.
-func (s *Server) heldJob(r *http.Request, p *principal, workerID string) (int64, error) {
+// heldJob checks a report's job id, worker id and attempt (0 when not
+// given), and that a scoped token reports only on its tenant's jobs.
+func (s *Server) heldJob(r *http.Request, p *principal, workerID string, attempt *int) (int64, int, error) {
 	id, err := parseID(r)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if workerID == "" {
-		return 0, badRequest("worker_id", "is required")
+		return 0, 0, badRequest("worker_id", "is required")
 	}
 	if err := checkText("worker_id", workerID, maxNameBytes); err != nil {
-		return 0, err
+		return 0, 0, err
+	}
+	if attempt != nil && *attempt < 1 {
+		return 0, 0, badRequest("attempt", "must be at least 1 (the claimed job's attempt), got %d", *attempt)
 	}
 	if p.scoped {
 		if _, err := s.visibleJob(r.Context(), id, p); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
-	return id, nil
+	if attempt == nil {
+		return id, 0, nil
+	}
+	return id, *attempt, nil
 }
 
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal) error {
@@ -173,11 +180,12 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
 		return err
 	}
-	id, err := s.heldJob(r, p, b.WorkerID)
+	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
 	if err != nil {
 		return err
 	}
-	hp := skiplock.HeartbeatParams{WorkerID: b.WorkerID, Progress: b.Progress, ProgressMessage: b.ProgressMessage}
+	hp := skiplock.HeartbeatParams{WorkerID: b.WorkerID, Attempt: attempt, Progress: b.Progress,
+		ProgressMessage: b.ProgressMessage}
 	if hp.Lease, err = secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
 		return err
 	}
@@ -202,6 +210,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 
 type completeBody struct {
 	WorkerID string            `json:"worker_id"`
+	Attempt  *int              `json:"attempt"`
 	Result   json.RawMessage   `json:"result"`
 	Next     []json.RawMessage `json:"next"`
 }
@@ -216,7 +225,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 	if err := decodeBody(r, s.cfg.MaxBatchBodyBytes, &b); err != nil {
 		return err
 	}
-	id, err := s.heldJob(r, p, b.WorkerID)
+	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
 	if err != nil {
 		return err
 	}
@@ -239,7 +248,8 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 	if err := s.checkParents(r.Context(), "next", p, next); err != nil {
 		return err
 	}
-	j, res, err := s.client.Complete(r.Context(), id, b.WorkerID, result, next)
+	j, res, err := s.client.Complete(r.Context(), id, skiplock.CompleteParams{WorkerID: b.WorkerID,
+		Attempt: attempt, Result: result, Next: next})
 	if err != nil {
 		return err
 	}
@@ -257,6 +267,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 
 type failBody struct {
 	WorkerID string `json:"worker_id"`
+	Attempt  *int   `json:"attempt"`
 	Error    *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
@@ -270,11 +281,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
 		return err
 	}
-	id, err := s.heldJob(r, p, b.WorkerID)
+	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
 	if err != nil {
 		return err
 	}
-	fp := skiplock.FailParams{WorkerID: b.WorkerID, Retryable: b.Retryable == nil || *b.Retryable}
+	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable}
 	if b.Error != nil {
 		if err := checkText("error.type", b.Error.Type, maxNameBytes); err != nil {
 			return err

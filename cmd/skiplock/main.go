@@ -15,6 +15,9 @@ import (
 )
 
 func main() {
+	if code, ok := guardMain(os.Args[1:]); ok {
+		os.Exit(code) // this process guards a `skiplock worker` job's command
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:]))

@@ -10,11 +10,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,7 +43,9 @@ Exit 0 completes the job with standard output as its result (JSON if it
 parses, else a string); exit 75 retries it later; any other exit fails the
 attempt with the tail of standard error (retried per the job's policy). A
 cancelled job's command gets SIGTERM, then SIGKILL. SIGTERM or SIGINT drains:
-no new claims, running commands finish.`,
+no new claims, running commands finish. On Linux a command dies with its
+worker, even one killed with SIGKILL. A token the server refuses (401, 403)
+ends the worker with exit status 2.`,
 		Example: `  skiplock worker --queue thumbnails --exec ./make-thumbnail.sh --concurrency 4`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -94,23 +93,63 @@ func envOr(name, def string) string {
 
 // runWorker claims until ctx ends, then lets running commands finish. A
 // claim waiting on its long poll ends with ctx; the jobs a claim brings
-// still run.
+// still run. A token the server refuses ends it with that error.
 func runWorker(ctx context.Context, c *workerConfig, log *slog.Logger) error {
-	w := &httpWorker{cfg: c, log: log, http: &http.Client{Timeout: c.wait + 30*time.Second}}
-	log.Info("worker started", "server", c.server, "queue", c.queue, "concurrency", c.concurrency, "worker_id", c.id)
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	w := &httpWorker{cfg: c, log: log, http: &http.Client{Timeout: c.wait + 30*time.Second}, stop: stop}
 	var wg sync.WaitGroup
 	for i := range c.concurrency {
 		wg.Go(func() { w.loop(ctx, fmt.Sprintf("%s-%d", c.id, i)) })
 	}
 	wg.Wait()
+	if err := w.refusal(); err != nil {
+		return err
+	}
 	log.Info("worker stopped")
 	return nil
 }
 
 type httpWorker struct {
-	cfg  *workerConfig
-	log  *slog.Logger
-	http *http.Client
+	cfg     *workerConfig
+	log     *slog.Logger
+	http    *http.Client
+	started sync.Once
+	// stop ends the claims once the server refused the token.
+	stop    context.CancelFunc
+	mu      sync.Mutex
+	refused error
+}
+
+// refuse reports whether err is the server refusing the token (401 or
+// 403), which no retry mends; the first such ends the worker.
+func (w *httpWorker) refuse(err error) bool {
+	var he *httpError
+	if !errors.As(err, &he) || (he.status != http.StatusUnauthorized && he.status != http.StatusForbidden) {
+		return false
+	}
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	msg := he.body
+	if json.Unmarshal([]byte(he.body), &body) == nil && body.Error.Code != "" {
+		msg = fmt.Sprintf("(%d %s): %s", he.status, body.Error.Code, body.Error.Message)
+	} else {
+		msg = fmt.Sprintf("(%d): %s", he.status, msg)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.refused == nil {
+		w.refused = &usageError{err: fmt.Errorf("worker: the server refused the token %s", msg)}
+		w.stop()
+	}
+	return true
+}
+
+func (w *httpWorker) refusal() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refused
 }
 
 type claimedJob struct {
@@ -130,17 +169,20 @@ type claimedJob struct {
 
 func (w *httpWorker) loop(ctx context.Context, workerID string) {
 	backoff := time.Second
+	// The first claim answers at once: the worker says it started once the
+	// server took its token, rather than after a long poll.
+	wait := 0.0
 	for ctx.Err() == nil {
 		var out struct {
 			Jobs []claimedJob `json:"jobs"`
 		}
-		body := map[string]any{"worker_id": workerID, "max": 1, "wait_seconds": w.cfg.wait.Seconds(),
+		body := map[string]any{"worker_id": workerID, "max": 1, "wait_seconds": wait,
 			"lease_seconds": w.cfg.lease.Seconds(), "kinds": w.cfg.kinds}
 		// A drain cancels a waiting claim rather than wait out its long
 		// poll; the server hands back what it claimed as the worker went
 		// away. A job the claim does bring back runs, drain or not.
 		if err := w.call(ctx, "/v1/queues/"+w.cfg.queue+"/claim", body, &out); err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || w.refuse(err) {
 				return
 			}
 			w.log.Warn("claim", "error", err, "retry_in", backoff)
@@ -151,141 +193,15 @@ func (w *httpWorker) loop(ctx context.Context, workerID string) {
 			backoff = min(backoff*2, 30*time.Second)
 			continue
 		}
-		backoff = time.Second
+		w.started.Do(func() {
+			w.log.Info("worker started", "server", w.cfg.server, "queue", w.cfg.queue,
+				"concurrency", w.cfg.concurrency, "worker_id", w.cfg.id)
+		})
+		backoff, wait = time.Second, w.cfg.wait.Seconds()
 		for _, j := range out.Jobs {
 			w.run(j, workerID)
 		}
 	}
-}
-
-// run runs the command for a job and reports its outcome.
-func (w *httpWorker) run(j claimedJob, workerID string) {
-	log := w.log.With("job_id", j.ID, "kind", j.Kind, "attempt", j.Attempt)
-	cmd := exec.Command("sh", "-c", w.cfg.command)
-	cmd.Stdin = bytes.NewReader(j.Payload)
-	var stdout bytes.Buffer
-	stderr := &tailBuffer{max: 4096}
-	cmd.Stdout, cmd.Stderr = &stdout, io.MultiWriter(stderr, os.Stderr)
-	cmd.Env = append(os.Environ(), jobEnv(j, w.cfg, workerID)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // signals reach the command's children
-	if err := cmd.Start(); err != nil {
-		w.fail(log, j.ID, workerID, "exec", err.Error(), true, nil)
-		return
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	stop, err := w.watch(log, j.ID, workerID, cmd, done)
-	switch {
-	case stop == "lease lost":
-		log.Warn("lease lost: the command was stopped and nothing is reported")
-	case stop == "cancelled":
-		w.fail(log, j.ID, workerID, "cancelled", "cancelled by request", false, nil)
-	case err == nil:
-		w.complete(log, j.ID, workerID, stdout.Bytes())
-	default:
-		code := -1
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		if code == exitRetryLater {
-			d := w.cfg.retryLater
-			w.fail(log, j.ID, workerID, "retry_later", msg, true, &d)
-			return
-		}
-		w.fail(log, j.ID, workerID, "exit_status_"+strconv.Itoa(code), msg, true, nil)
-	}
-}
-
-// watch heartbeats while the command runs and stops it when the job is
-// cancelled or its lease is lost.
-func (w *httpWorker) watch(log *slog.Logger, id int64, workerID string, cmd *exec.Cmd, done <-chan error) (string, error) {
-	tick := time.NewTicker(w.cfg.lease / 3)
-	defer tick.Stop()
-	for {
-		select {
-		case err := <-done:
-			return "", err
-		case <-tick.C:
-			var hb struct {
-				CancelRequested bool `json:"cancel_requested"`
-			}
-			err := w.call(context.Background(), fmt.Sprintf("/v1/jobs/%d/heartbeat", id),
-				map[string]any{"worker_id": workerID, "lease_seconds": w.cfg.lease.Seconds()}, &hb)
-			var he *httpError
-			switch {
-			case errors.As(err, &he) && (he.status == http.StatusConflict || he.status == http.StatusNotFound):
-				return "lease lost", w.terminate(cmd, done)
-			case err != nil:
-				log.Warn("heartbeat", "error", err)
-			case hb.CancelRequested:
-				log.Info("job cancelled: stopping the command")
-				return "cancelled", w.terminate(cmd, done)
-			}
-		}
-	}
-}
-
-// terminate sends SIGTERM to the command's process group, then SIGKILL
-// after the grace period.
-func (w *httpWorker) terminate(cmd *exec.Cmd, done <-chan error) error {
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(w.cfg.killGrace):
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		return <-done
-	}
-}
-
-func (w *httpWorker) complete(log *slog.Logger, id int64, workerID string, stdout []byte) {
-	body := map[string]any{"worker_id": workerID}
-	if out := bytes.TrimSpace(stdout); len(out) > 0 {
-		if json.Valid(out) {
-			body["result"] = json.RawMessage(out)
-		} else {
-			body["result"] = string(out)
-		}
-	}
-	if err := w.report(fmt.Sprintf("/v1/jobs/%d/complete", id), body); err != nil {
-		log.Error("report completion", "error", err)
-		return
-	}
-	log.Info("job completed")
-}
-
-func (w *httpWorker) fail(log *slog.Logger, id int64, workerID, typ, msg string, retryable bool, retryIn *time.Duration) {
-	body := map[string]any{"worker_id": workerID, "error": map[string]string{"type": typ, "message": msg},
-		"retryable": retryable}
-	if retryIn != nil {
-		body["retry_in_seconds"] = retryIn.Seconds()
-	}
-	if err := w.report(fmt.Sprintf("/v1/jobs/%d/fail", id), body); err != nil {
-		log.Error("report failure", "error", err)
-		return
-	}
-	log.Info("job failed", "type", typ)
-}
-
-// report sends a completion or failure, retrying while the server is
-// unreachable (the lease keeps the job ours meanwhile).
-func (w *httpWorker) report(path string, body any) error {
-	wait := 500 * time.Millisecond
-	for range 8 {
-		err := w.call(context.Background(), path, body, nil)
-		var he *httpError
-		if err == nil || (errors.As(err, &he) && he.status < 500) {
-			return err
-		}
-		time.Sleep(wait)
-		wait = min(wait*2, 10*time.Second)
-	}
-	return w.call(context.Background(), path, body, nil)
 }
 
 type httpError struct {
@@ -321,48 +237,4 @@ func (w *httpWorker) call(ctx context.Context, path string, body, out any) error
 		return nil
 	}
 	return json.Unmarshal(raw, out)
-}
-
-func jobEnv(j claimedJob, c *workerConfig, workerID string) []string {
-	deref := func(s *string) string {
-		if s == nil {
-			return ""
-		}
-		return *s
-	}
-	checkpoint := ""
-	if len(j.Checkpoint) > 0 && string(j.Checkpoint) != "null" {
-		checkpoint = string(j.Checkpoint)
-	}
-	return []string{
-		"SKIPLOCK_JOB_ID=" + strconv.FormatInt(j.ID, 10), "SKIPLOCK_JOB_KIND=" + j.Kind,
-		"SKIPLOCK_JOB_OP=" + deref(j.Op), "SKIPLOCK_JOB_QUEUE=" + j.Queue, "SKIPLOCK_JOB_TENANT=" + j.Tenant,
-		"SKIPLOCK_JOB_ATTEMPT=" + strconv.Itoa(j.Attempt), "SKIPLOCK_JOB_MAX_RETRIES=" + strconv.Itoa(j.MaxRetries),
-		"SKIPLOCK_JOB_PRIORITY=" + strconv.Itoa(j.Priority), "SKIPLOCK_JOB_WORKFLOW_ID=" + deref(j.WorkflowID),
-		"SKIPLOCK_JOB_STAGE=" + deref(j.Stage), "SKIPLOCK_JOB_CHECKPOINT=" + checkpoint,
-		"SKIPLOCK_WORKER_ID=" + workerID, "SKIPLOCK_SERVER=" + c.server,
-	}
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

@@ -1,7 +1,9 @@
 // A Skiplock HTTP worker in Node.js (18+), no dependencies.
 //
 // It claims jobs of a queue with long polling, reports progress with a
-// heartbeat, and completes each job with a result (or fails it).
+// heartbeat, and completes each job with a result (or fails it). Every report
+// carries the claimed job's attempt, so a report on an attempt the worker lost
+// (its lease ran out) is refused with 409.
 //
 //   SKIPLOCK_SERVER=http://127.0.0.1:8080 SKIPLOCK_QUEUE=default node worker.mjs
 //
@@ -29,7 +31,9 @@ async function call(path, body) {
 async function work(job) {
   const numbers = job.payload.numbers;
   if (!Array.isArray(numbers)) throw new TypeError("payload.numbers must be a list");
-  await call(`/v1/jobs/${job.id}/heartbeat`, { worker_id: WORKER_ID, progress: 50, progress_message: "adding" });
+  await call(`/v1/jobs/${job.id}/heartbeat`, {
+    worker_id: WORKER_ID, attempt: job.attempt, progress: 50, progress_message: "adding",
+  });
   return { sum: numbers.reduce((a, b) => a + b, 0), worker: "node" };
 }
 
@@ -39,10 +43,10 @@ while (MAX_JOBS === 0 || done < MAX_JOBS) {
   for (const job of jobs) {
     try {
       const result = await work(job);
-      await call(`/v1/jobs/${job.id}/complete`, { worker_id: WORKER_ID, result });
+      await call(`/v1/jobs/${job.id}/complete`, { worker_id: WORKER_ID, attempt: job.attempt, result });
     } catch (e) {
       await call(`/v1/jobs/${job.id}/fail`, {
-        worker_id: WORKER_ID, error: { type: e.name, message: e.message }, retryable: false,
+        worker_id: WORKER_ID, attempt: job.attempt, error: { type: e.name, message: e.message }, retryable: false,
       });
     }
     done++;

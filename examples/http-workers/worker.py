@@ -2,7 +2,9 @@
 """A Skiplock HTTP worker in Python, standard library only.
 
 It claims jobs of a queue with long polling, reports progress with a
-heartbeat, and completes each job with a result (or fails it).
+heartbeat, and completes each job with a result (or fails it). Every report
+carries the claimed job's attempt, so a report on an attempt the worker lost
+(its lease ran out) is refused with 409.
 
     SKIPLOCK_SERVER=http://127.0.0.1:8080 SKIPLOCK_QUEUE=default python3 worker.py
 
@@ -38,7 +40,7 @@ def work(job):
     if not isinstance(numbers, list):
         raise ValueError("payload.numbers must be a list")
     call(f"/v1/jobs/{job['id']}/heartbeat",
-         {"worker_id": WORKER_ID, "progress": 50, "progress_message": "adding"})
+         {"worker_id": WORKER_ID, "attempt": job["attempt"], "progress": 50, "progress_message": "adding"})
     return {"sum": sum(numbers), "worker": "python"}
 
 
@@ -50,10 +52,11 @@ def main():
             try:
                 result = work(job)
             except Exception as e:  # report the failure; the server retries per the job's policy
-                call(f"/v1/jobs/{job['id']}/fail", {"worker_id": WORKER_ID,
+                call(f"/v1/jobs/{job['id']}/fail", {"worker_id": WORKER_ID, "attempt": job["attempt"],
                      "error": {"type": type(e).__name__, "message": str(e)}, "retryable": False})
             else:
-                call(f"/v1/jobs/{job['id']}/complete", {"worker_id": WORKER_ID, "result": result})
+                call(f"/v1/jobs/{job['id']}/complete",
+                     {"worker_id": WORKER_ID, "attempt": job["attempt"], "result": result})
             done += 1
 
 
