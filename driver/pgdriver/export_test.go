@@ -1,5 +1,7 @@
 package pgdriver
 
+import "time"
+
 // Query answers a statement of queries.sql, expanded, for tests that look
 // at its plan.
 func Query(name string) string { return q(name) }
@@ -9,3 +11,12 @@ const GenericPlan = genericPlan
 
 // QueryNames answers the name of every statement of queries.sql.
 func QueryNames() []string { return queries.Names() }
+
+// ScanTime is the scan target every timestamptz is read through.
+func ScanTime(t *time.Time) any { return scanTime(t) }
+
+// MaxTime and MinTime are what 'infinity' and '-infinity' read as.
+var MaxTime, MinTime = pgMaxTime, pgMinTime
+
+// FromSecs is seconds from the database as a held Duration.
+func FromSecs(s float64) time.Duration { return fromSecs(s) }

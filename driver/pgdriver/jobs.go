@@ -156,8 +156,7 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.HeartbeatResult, error) {
 			var h driver.HeartbeatResult
-			err := r.Scan(&h.ID, &h.LeaseUntil, &h.CancelRequested)
-			h.LeaseUntil = h.LeaseUntil.UTC()
+			err := r.Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
 			return h, err
 		})
 		return err
@@ -311,11 +310,10 @@ var _ outcome.Store = executor{}
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
 	err := e.q.QueryRow(ctx, q("JobProgress"), p.ID, p.Attempt, p.WorkerID, p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease)).Scan(&h.ID, &h.LeaseUntil, &h.CancelRequested)
+		nullable(p.Checkpoint), secs(p.Lease)).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
 	if err == pgx.ErrNoRows {
 		return nil, driver.ErrLeaseLost
 	}
-	h.LeaseUntil = h.LeaseUntil.UTC()
 	return &h, err
 }
 

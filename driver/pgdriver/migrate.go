@@ -119,10 +119,10 @@ func appliedVersions(ctx context.Context, tx pgx.Tx) (map[int]time.Time, error) 
 	for rows.Next() {
 		var v int
 		var at time.Time
-		if err := rows.Scan(&v, &at); err != nil {
+		if err := rows.Scan(&v, scanTime(&at)); err != nil {
 			return nil, err
 		}
-		out[v] = at.UTC()
+		out[v] = at
 	}
 	return out, rows.Err()
 }

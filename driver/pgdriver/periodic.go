@@ -15,10 +15,10 @@ func (e executor) PeriodicLastTicks(ctx context.Context) (map[string]time.Time, 
 	for rows.Next() {
 		var name string
 		var tick time.Time
-		if err := rows.Scan(&name, &tick); err != nil {
+		if err := rows.Scan(&name, scanTime(&tick)); err != nil {
 			return nil, err
 		}
-		out[name] = tick.UTC()
+		out[name] = tick
 	}
 	return out, rows.Err()
 }

@@ -303,7 +303,11 @@ INSERT INTO skiplock_queues (name, paused) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now();
 
 -- name: QueueCountsLive
-SELECT queue, state, count(*), coalesce(extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'pending')), 0)
+-- The age is a difference of epochs, not of timestamps: now() - '-infinity'
+-- is an error, while the epochs' difference is an infinite float8, which
+-- the driver holds finite.
+SELECT queue, state, count(*),
+       coalesce((extract(epoch FROM now()) - extract(epoch FROM min(run_at) FILTER (WHERE state = 'pending')))::float8, 0)
 FROM skiplock_jobs GROUP BY queue, state;
 
 -- name: QueueCountsArchive

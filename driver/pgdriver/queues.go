@@ -68,8 +68,8 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 			}
 			qi := get(name)
 			qi.Counts[driver.JobState(state)] += n
-			if state == string(driver.StatePending) && age > 0 {
-				qi.OldestPendingAge = time.Duration(age * float64(time.Second))
+			if age := fromSecs(age); state == string(driver.StatePending) && age > 0 {
+				qi.OldestPendingAge = age
 			}
 		}
 		rows.Close()

@@ -2,7 +2,6 @@ package pgdriver
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,8 +42,8 @@ func newJobScanner() *jobScanner {
 	// jsonb is read as bytes: a json.RawMessage target would make pgx parse
 	// each document once more to validate what PostgreSQL already validated.
 	s.dest = []any{&j.ID, name(&j.Kind), name(&s.op), name(&j.Queue), name(&j.Tenant), name(&s.state), &s.priority,
-		(*[]byte)(&j.Payload), (*[]byte)(&j.Metadata), &j.Tags, &j.Attempt, &j.MaxRetries, &j.RunAt,
-		&j.CreatedAt, &s.startedAt, &s.finishedAt, &j.UpdatedAt, &s.leaseUntil, name(&s.workerID), &s.heartbeatAt, &s.progress,
+		(*[]byte)(&j.Payload), (*[]byte)(&j.Metadata), &j.Tags, &j.Attempt, &j.MaxRetries, scanTime(&j.RunAt),
+		scanTime(&j.CreatedAt), &s.startedAt, &s.finishedAt, scanTime(&j.UpdatedAt), &s.leaseUntil, name(&s.workerID), &s.heartbeatAt, &s.progress,
 		name(&j.ProgressMessage), (*[]byte)(&j.Checkpoint), (*[]byte)(&j.Result), &s.errs, name(&s.key), &j.DependsOn,
 		name(&s.workflow), name(&s.stage), &j.CancelRequested, &j.RunOnParentFailure}
 	return s
@@ -64,11 +63,8 @@ func (s *jobScanner) scan(row pgx.Row) (*driver.Job, error) {
 	j.WorkflowID, j.Stage = s.workflow, s.stage
 	j.StartedAt, j.FinishedAt = s.utc(s.startedAt), s.utc(s.finishedAt)
 	j.LeaseUntil, j.HeartbeatAt = s.utc(s.leaseUntil), s.utc(s.heartbeatAt)
-	j.RunAt, j.CreatedAt, j.UpdatedAt = j.RunAt.UTC(), j.CreatedAt.UTC(), j.UpdatedAt.UTC()
 	if len(s.errs) > 0 && string(s.errs) != "[]" { // most jobs have no errors: skip the decoder
-		if err := json.Unmarshal(s.errs, &j.Errors); err != nil {
-			return nil, fmt.Errorf("decode errors of job %d: %w", j.ID, err)
-		}
+		j.Errors = driver.DecodeAttemptErrors(s.errs)
 	}
 	j.FillEmpty()
 	return j, nil
@@ -84,7 +80,7 @@ func (s *jobScanner) utc(t pgtype.Timestamptz) *time.Time {
 		// take blocks of 256.
 		s.times = make([]time.Time, 0, min(256, 4+cap(s.times)*16))
 	}
-	s.times = append(s.times, t.Time.UTC())
+	s.times = append(s.times, finite(t))
 	return &s.times[len(s.times)-1]
 }
 

@@ -12,9 +12,9 @@ import (
 func scanSchedule(r pgx.CollectableRow) (*driver.Schedule, error) {
 	var s driver.Schedule
 	var every float64
-	err := r.Scan(&s.Tenant, &s.Key, &s.Kind, &s.Queue, &s.Payload, &every, &s.NextRunAt, &s.CreatedAt, &s.UpdatedAt)
-	s.Every = time.Duration(every * float64(time.Second))
-	s.NextRunAt, s.CreatedAt, s.UpdatedAt = s.NextRunAt.UTC(), s.CreatedAt.UTC(), s.UpdatedAt.UTC()
+	err := r.Scan(&s.Tenant, &s.Key, &s.Kind, &s.Queue, &s.Payload, &every, scanTime(&s.NextRunAt), scanTime(&s.CreatedAt),
+		scanTime(&s.UpdatedAt))
+	s.Every = fromSecs(every)
 	return &s, err
 }
 

@@ -56,8 +56,7 @@ func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
 
 func scanToken(r pgx.CollectableRow) (*driver.Token, error) {
 	var t driver.Token
-	err := r.Scan(&t.ID, &t.Name, &t.Hash, &t.Role, &t.Tenant, &t.CreatedAt)
-	t.CreatedAt = t.CreatedAt.UTC()
+	err := r.Scan(&t.ID, &t.Name, &t.Hash, &t.Role, &t.Tenant, scanTime(&t.CreatedAt))
 	return &t, err
 }
 

@@ -69,9 +69,9 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 
 func scanHeartbeat(s scanner) (driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
-	var lease int64
+	var lease storedMicros
 	err := s.Scan(&h.ID, &lease, &h.CancelRequested)
-	h.LeaseUntil = fromMicros(lease)
+	h.LeaseUntil = lease.time()
 	return h, err
 }
 

@@ -111,11 +111,11 @@ func appliedVersions(ctx context.Context, tx *sql.Tx) (map[int]time.Time, error)
 	out := map[int]time.Time{}
 	for rows.Next() {
 		var v int
-		var at int64
+		var at storedMicros
 		if err := rows.Scan(&v, &at); err != nil {
 			return nil, err
 		}
-		out[v] = fromMicros(at)
+		out[v] = at.time()
 	}
 	return out, rows.Err()
 }

@@ -15,11 +15,11 @@ func (e executor) PeriodicLastTicks(ctx context.Context) (map[string]time.Time, 
 	out := map[string]time.Time{}
 	for rows.Next() {
 		var name string
-		var tick int64
+		var tick storedMicros
 		if err := rows.Scan(&name, &tick); err != nil {
 			return nil, err
 		}
-		out[name] = fromMicros(tick)
+		out[name] = tick.time()
 	}
 	return out, rows.Err()
 }

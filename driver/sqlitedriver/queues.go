@@ -58,7 +58,8 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 	for _, stmt := range stmts {
 		type count struct {
 			queue, state string
-			n, age       int64
+			n            int64
+			age          storedMicros // a real when now - run_at overflows
 		}
 		counts, err := collect(func(s scanner) (count, error) {
 			var c count
@@ -70,8 +71,8 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 		for _, c := range counts {
 			qi := get(c.queue)
 			qi.Counts[driver.JobState(c.state)] += c.n
-			if c.state == string(driver.StatePending) && c.age > 0 {
-				qi.OldestPendingAge = time.Duration(c.age) * time.Microsecond
+			if age := c.age.duration(); c.state == string(driver.StatePending) && age > 0 {
+				qi.OldestPendingAge = age
 			}
 		}
 	}

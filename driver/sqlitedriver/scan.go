@@ -20,8 +20,8 @@ func scanJob(row scanner) (*driver.Job, error) {
 		state, payload, metadata, tags, errs    string
 		deps                                    string
 		checkpoint, result                      sql.NullString
-		runAt, createdAt, updatedAt             int64
-		startedAt, finishedAt, lease, heartbeat sql.NullInt64
+		runAt, createdAt, updatedAt             storedMicros
+		startedAt, finishedAt, lease, heartbeat storedMicros
 	)
 	err := row.Scan(&j.ID, &j.Kind, &op, &j.Queue, &j.Tenant, &state, &j.Priority, &payload, &metadata,
 		&tags, &j.Attempt, &j.MaxRetries, &runAt, &createdAt, &startedAt, &finishedAt, &updatedAt,
@@ -40,9 +40,9 @@ func scanJob(row scanner) (*driver.Job, error) {
 	if result.Valid {
 		j.Result = json.RawMessage(result.String)
 	}
-	j.RunAt, j.CreatedAt, j.UpdatedAt = fromMicros(runAt), fromMicros(createdAt), fromMicros(updatedAt)
-	j.StartedAt, j.FinishedAt = nullTime(startedAt), nullTime(finishedAt)
-	j.LeaseUntil, j.HeartbeatAt = nullTime(lease), nullTime(heartbeat)
+	j.RunAt, j.CreatedAt, j.UpdatedAt = runAt.time(), createdAt.time(), updatedAt.time()
+	j.StartedAt, j.FinishedAt = startedAt.ptr(), finishedAt.ptr()
+	j.LeaseUntil, j.HeartbeatAt = lease.ptr(), heartbeat.ptr()
 	// Most lists are empty: skip the decoder for them.
 	if err := decodeList(tags, &j.Tags); err != nil {
 		return nil, fmt.Errorf("decode tags of job %d: %w", j.ID, err)
@@ -50,8 +50,8 @@ func scanJob(row scanner) (*driver.Job, error) {
 	if err := decodeList(deps, &j.DependsOn); err != nil {
 		return nil, fmt.Errorf("decode depends_on of job %d: %w", j.ID, err)
 	}
-	if err := decodeList(errs, &j.Errors); err != nil {
-		return nil, fmt.Errorf("decode errors of job %d: %w", j.ID, err)
+	if errs != "[]" {
+		j.Errors = driver.DecodeAttemptErrors([]byte(errs))
 	}
 	j.FillEmpty()
 	return &j, nil
@@ -117,14 +117,6 @@ func scanInt64(s scanner) (int64, error) {
 }
 
 func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
-
-func nullTime(v sql.NullInt64) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromMicros(v.Int64)
-	return &t
-}
 
 // micros is t in unix microseconds; nil for the zero time.
 func micros(t time.Time) any {

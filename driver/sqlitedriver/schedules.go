@@ -12,11 +12,11 @@ func scanSchedule(r scanner) (*driver.Schedule, error) {
 	var s driver.Schedule
 	var payload string
 	var every float64
-	var next, created, updated int64
+	var next, created, updated storedMicros
 	err := r.Scan(&s.Tenant, &s.Key, &s.Kind, &s.Queue, &payload, &every, &next, &created, &updated)
 	s.Payload = []byte(payload)
-	s.Every = time.Duration(every * float64(time.Second))
-	s.NextRunAt, s.CreatedAt, s.UpdatedAt = fromMicros(next), fromMicros(created), fromMicros(updated)
+	s.Every = storedMicros{us: clampMicros(every * 1e6)}.duration()
+	s.NextRunAt, s.CreatedAt, s.UpdatedAt = next.time(), created.time(), updated.time()
 	return &s, err
 }
 

@@ -54,9 +54,9 @@ func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
 
 func scanToken(r scanner) (*driver.Token, error) {
 	var t driver.Token
-	var created int64
+	var created storedMicros
 	err := r.Scan(&t.ID, &t.Name, &t.Hash, &t.Role, &t.Tenant, &created)
-	t.CreatedAt = fromMicros(created)
+	t.CreatedAt = created.time()
 	return &t, err
 }
 
