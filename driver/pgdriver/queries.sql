@@ -300,6 +300,11 @@ RETURNING id;
 INSERT INTO skiplock_queues (name, paused) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now();
 
+-- name: QueueExists
+SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = $1)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs WHERE queue = $1)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs_archive WHERE queue = $1);
+
 -- name: QueueCountsLive
 SELECT queue, state, count(*), coalesce(extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'pending')), 0)
 FROM skiplock_jobs GROUP BY queue, state;
