@@ -45,6 +45,18 @@ func wantUsage(t *testing.T, what string, r cliResult, want ...string) {
 	}
 }
 
+// queueStates answers the names and paused flags of a queues listing (its
+// ages move on between two listings).
+func queueStates(listing string) string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(listing), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 {
+			out = append(out, f[0]+" "+f[1])
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // A typo in a queue name must not pause (or resume) a queue nobody uses.
 func TestCLIQueuePauseRefusesUnknownQueue(t *testing.T) {
 	t.Parallel()
@@ -61,7 +73,7 @@ func TestCLIQueuePauseRefusesUnknownQueue(t *testing.T) {
 			before := runCLI(t, url, "queues", "list")
 			wantUsage(t, "pause unknown", runCLI(t, url, "queues", "pause", "mial"), `queue "mial"`, "not found", "--create")
 			wantUsage(t, "resume unknown", runCLI(t, url, "queues", "resume", "mial"), `queue "mial"`, "not found")
-			if after := runCLI(t, url, "queues", "list"); after.stdout != before.stdout || after.code != 0 {
+			if after := runCLI(t, url, "queues", "list"); queueStates(after.stdout) != queueStates(before.stdout) || after.code != 0 {
 				t.Fatalf("queues list changed by a refused pause:\n%s\nthen\n%s", before.stdout, after.stdout)
 			}
 			if r := runCLI(t, url, "queues", "pause", "mail"); r.code != 0 {
