@@ -69,23 +69,55 @@ func (c *Client) JobResume(ctx context.Context, id int64) (*JobRow, error) {
 	return j, err
 }
 
-// QueuePause stops claims from a queue everywhere; running jobs finish.
-func (c *Client) QueuePause(ctx context.Context, name string) error {
-	if name == "" {
-		return invalid("queue", "must not be empty")
+// QueueActionOpts changes QueuePause and QueueResume.
+type QueueActionOpts struct {
+	// Create makes a queue that is not known yet (no settings and no jobs,
+	// live or archived) instead of answering ErrNotFound: to pause a queue
+	// before its first job.
+	Create bool
+}
+
+// QueuePause stops claims from a queue everywhere; running jobs finish. An
+// unknown queue answers ErrNotFound unless opts asks to create it, so that a
+// mistyped name does not pause a queue nobody uses.
+func (c *Client) QueuePause(ctx context.Context, name string, opts ...QueueActionOpts) error {
+	if err := c.queueKnown(ctx, name, opts); err != nil {
+		return err
 	}
 	return c.driver.QueuePause(ctx, name)
 }
 
-// QueueResume lets workers claim from a paused queue again.
-func (c *Client) QueueResume(ctx context.Context, name string) error {
-	if name == "" {
-		return invalid("queue", "must not be empty")
+// QueueResume lets workers claim from a paused queue again. An unknown queue
+// answers ErrNotFound unless opts asks to create it.
+func (c *Client) QueueResume(ctx context.Context, name string, opts ...QueueActionOpts) error {
+	if err := c.queueKnown(ctx, name, opts); err != nil {
+		return err
 	}
 	if err := c.driver.QueueResume(ctx, name); err != nil {
 		return err
 	}
 	c.wake.insertDone(c.driver, []string{name}, true)
+	return nil
+}
+
+// queueKnown checks a queue's name, and that the queue exists unless the
+// options create it.
+func (c *Client) queueKnown(ctx context.Context, name string, opts []QueueActionOpts) error {
+	if name == "" {
+		return invalid("queue", "must not be empty")
+	}
+	for _, o := range opts {
+		if o.Create {
+			return nil
+		}
+	}
+	ok, err := c.driver.QueueExists(ctx, name)
+	if err != nil {
+		return fmt.Errorf("look up queue %q: %w", name, err)
+	}
+	if !ok {
+		return fmt.Errorf("queue %q: %w (it has no settings and no jobs)", name, ErrNotFound)
+	}
 	return nil
 }
 

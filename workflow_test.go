@@ -447,7 +447,7 @@ func TestWorkflowPausedQueueIsNeverClaimed(t *testing.T) {
 				return nil
 			}))
 		})
-		if err := c.QueuePause(b.ctx, "paused"); err != nil {
+		if err := c.QueuePause(b.ctx, "paused", skiplock.QueueActionOpts{Create: true}); err != nil {
 			t.Fatal(err)
 		}
 		var ids []int64

@@ -122,6 +122,9 @@ type QueueInfo struct {
 type QueueStore interface {
 	QueuePause(ctx context.Context, name string) error
 	QueueResume(ctx context.Context, name string) error
+	// QueueExists answers whether a queue has settings (it was paused or
+	// resumed) or any job, live or archived.
+	QueueExists(ctx context.Context, name string) (bool, error)
 	// QueueNotify wakes idle workers of the queues; in a transaction the
 	// wake-up goes out at commit.
 	QueueNotify(ctx context.Context, queues []string) error

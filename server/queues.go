@@ -64,11 +64,19 @@ func (s *Server) queueAction(pause bool) handlerFunc {
 		if err := unscoped(p); err != nil {
 			return err
 		}
+		// An unknown queue answers 404 (a typo pauses nothing) unless the
+		// body asks to create it: {"create": true}.
+		var body struct {
+			Create bool `json:"create"`
+		}
+		if err := decodeBody(r, s.singleBodyLimit(), &body); err != nil {
+			return err
+		}
+		opts := skiplock.QueueActionOpts{Create: body.Create}
 		var err error
 		if pause {
-			err = s.client.QueuePause(r.Context(), name)
-		} else {
-			err = s.client.QueueResume(r.Context(), name)
+			err = s.client.QueuePause(r.Context(), name, opts)
+		} else if err = s.client.QueueResume(r.Context(), name, opts); err == nil {
 			s.wake.wake(name)
 		}
 		if err != nil {

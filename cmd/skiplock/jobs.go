@@ -22,7 +22,7 @@ func newJobsCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				c, closeDB, err := g.client(cmd.Context())
+				c, closeDB, err := g.existingClient(cmd.Context())
 				if err != nil {
 					return err
 				}
@@ -80,7 +80,7 @@ func newJobsListCmd(g *globals) *cobra.Command {
 			if p.Limit < 1 || p.Limit > 10000 {
 				return usagef("--limit: must be between 1 and 10000, got %d", p.Limit)
 			}
-			c, closeDB, err := g.client(cmd.Context())
+			c, closeDB, err := g.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,11 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			if *steps < 0 {
 				return usagef("--steps: must be >= 0, got %d", *steps)
 			}
-			db, err := g.open(cmd.Context())
+			open := g.open
+			if name == "down" {
+				open = g.openExisting // nothing to revert in a new file
+			}
+			db, err := open(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -53,7 +57,7 @@ func newMigrateCmd(g *globals) *cobra.Command {
 	down.Flags().IntVar(&downSteps, "steps", 1, "how many to revert")
 	status := &cobra.Command{Use: "status", Short: "Show which migrations are applied", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := g.open(cmd.Context())
+			db, err := g.openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -73,13 +73,29 @@ func (g *globals) url() string {
 	return dbopen.DefaultURL
 }
 
-// open opens the database; a malformed URL is a usage error.
+// open opens the database, creating a SQLite file that does not exist yet;
+// a malformed URL is a usage error.
 func (g *globals) open(ctx context.Context) (dbopen.Opened, error) {
+	return g.openWith(ctx, dbopen.Open)
+}
+
+// openExisting opens the database but creates none: for commands that only
+// read or act on what is stored, where a new empty file would only hide a
+// wrong directory or URL.
+func (g *globals) openExisting(ctx context.Context) (dbopen.Opened, error) {
+	db, err := g.openWith(ctx, dbopen.OpenExisting)
+	if errors.Is(err, dbopen.ErrNoDatabase) {
+		return db, fmt.Errorf("%w (start one with 'skiplock serve' or 'skiplock migrate up', or pass --database-url)", err)
+	}
+	return db, err
+}
+
+func (g *globals) openWith(ctx context.Context, open func(context.Context, string) (dbopen.Opened, error)) (dbopen.Opened, error) {
 	url := g.url()
 	if _, err := dbopen.Kind(url); err != nil {
 		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--database-url: %w", err)}
 	}
-	db, err := dbopen.Open(ctx, url)
+	db, err := open(ctx, url)
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) || strings.Contains(err.Error(), "parse database url") {
@@ -93,7 +109,16 @@ func (g *globals) open(ctx context.Context) (dbopen.Opened, error) {
 // client opens the database and answers an admin client on it, and what
 // closes both.
 func (g *globals) client(ctx context.Context) (*skiplock.Client, func(), error) {
-	db, err := g.open(ctx)
+	return g.clientOn(ctx, g.open)
+}
+
+// existingClient is client on a database that must exist (openExisting).
+func (g *globals) existingClient(ctx context.Context) (*skiplock.Client, func(), error) {
+	return g.clientOn(ctx, g.openExisting)
+}
+
+func (g *globals) clientOn(ctx context.Context, open func(context.Context) (dbopen.Opened, error)) (*skiplock.Client, func(), error) {
+	db, err := open(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -48,7 +48,7 @@ func newSchedulesListCmd(g *globals) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{Use: "list", Short: "List schedules by tenant and key", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, closeDB, err := g.client(cmd.Context())
+			c, closeDB, err := g.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -144,7 +144,7 @@ func newSchedulesRemoveCmd(g *globals) *cobra.Command {
 	var tenant string
 	cmd := &cobra.Command{Use: "remove KEY", Short: "Remove a schedule (its jobs stay)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, closeDB, err := g.client(cmd.Context())
+			c, closeDB, err := g.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

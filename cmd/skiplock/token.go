@@ -37,6 +37,9 @@ once, alone on the last line of standard output.`,
 			if !server.ValidRole(role) {
 				return usagef("--role: %q is not one of %s", role, strings.Join(server.Roles, ", "))
 			}
+			if cmd.Flags().Changed("tenant") && tenant == "" {
+				return usagef("--tenant: must not be empty; a token for all tenants is made by leaving the flag out")
+			}
 			if len(name) > 200 || len(tenant) > 200 {
 				return usagef("--name and --tenant: at most 200 characters")
 			}
@@ -76,7 +79,7 @@ once, alone on the last line of standard output.`,
 func newTokenListCmd(g *globals) *cobra.Command {
 	return &cobra.Command{Use: "list", Short: "List tokens (never their secrets)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := g.open(cmd.Context())
+			db, err := g.openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -101,7 +104,7 @@ func newTokenRevokeCmd(g *globals) *cobra.Command {
 			if err != nil || id <= 0 {
 				return usagef("ID: %q is not a token id (a positive integer)", args[0])
 			}
-			db, err := g.open(cmd.Context())
+			db, err := g.openExisting(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -18,7 +18,7 @@ func newWorkflowsCmd(g *globals) *cobra.Command {
 			if args[0] == "" {
 				return usagef("ID: must not be empty")
 			}
-			c, closeDB, err := g.client(cmd.Context())
+			c, closeDB, err := g.existingClient(cmd.Context())
 			if err != nil {
 				return err
 			}

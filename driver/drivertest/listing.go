@@ -147,3 +147,29 @@ var _ = add("StatsAndChangedSince", func(e *env) {
 		e.t.Fatalf("nothing changed after %s: got %v, %v", latest, ids(got), err)
 	}
 })
+
+var _ = add("QueueExists", func(e *env) {
+	live := job("a")
+	live.Queue = "live"
+	e.insert(live)
+	done := job("a")
+	done.Queue = "finished"
+	e.complete(e.claimID(e.insert(done), "w1", lease), "")
+	if err := e.d.QueuePause(e.ctx, "settings"); err != nil {
+		e.t.Fatal(err)
+	}
+	qs, err := e.d.QueueList(e.ctx, false)
+	for _, q := range qs {
+		if q.Name == "finished" {
+			e.t.Fatalf("queue finished still has live jobs: %+v", q)
+		}
+	}
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"live": true, "finished": true, "settings": true, "nosuch": false, "": false} {
+		if got, err := e.d.QueueExists(e.ctx, name); err != nil || got != want {
+			e.t.Fatalf("QueueExists(%q): %v, %v; want %v", name, got, err, want)
+		}
+	}
+})

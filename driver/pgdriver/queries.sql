@@ -302,6 +302,11 @@ RETURNING id;
 INSERT INTO skiplock_queues (name, paused) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now();
 
+-- name: QueueExists
+SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = $1)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs WHERE queue = $1)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs_archive WHERE queue = $1);
+
 -- name: QueueCountsLive
 -- The age is a difference of epochs, not of timestamps: now() - '-infinity'
 -- is an error, while the epochs' difference is an infinite float8, which

@@ -18,6 +18,12 @@ func (e executor) QueueResume(ctx context.Context, name string) error {
 	return err
 }
 
+func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
+	var ok bool
+	err := e.q.QueryRow(ctx, q("QueueExists"), name).Scan(&ok)
+	return ok, err
+}
+
 func (e executor) QueueNotify(ctx context.Context, queues []string) error {
 	ch, _, err := e.n.channels(ctx)
 	if err != nil {

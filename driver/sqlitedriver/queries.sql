@@ -243,6 +243,11 @@ RETURNING id;
 INSERT INTO skiplock_queues (name, paused, created_at, updated_at) VALUES (@name, @paused, @now, @now)
 ON CONFLICT (name) DO UPDATE SET paused = excluded.paused, updated_at = excluded.updated_at;
 
+-- name: QueueExists
+SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = @name)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs WHERE queue = @name)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs_archive WHERE queue = @name);
+
 -- name: QueueCountsLive
 SELECT queue, state, count(*), coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
 FROM skiplock_jobs GROUP BY queue, state;

@@ -21,6 +21,12 @@ func (e executor) QueueResume(ctx context.Context, name string) error {
 	return err
 }
 
+func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
+	var ok bool
+	err := e.r.QueryRowContext(ctx, q("QueueExists"), sql.Named("name", name)).Scan(&ok)
+	return ok, err
+}
+
 // QueueNotify wakes the listeners on this file in this process; other
 // processes find the jobs by polling.
 func (e executor) QueueNotify(ctx context.Context, queues []string) error {

@@ -55,3 +55,16 @@ func Open(ctx context.Context, url string) (Opened, error) {
 	}
 	return open(ctx, url)
 }
+
+// OpenExisting opens the database at url like Open but never creates one: a
+// SQLite file that does not exist answers ErrNoDatabase. Commands that only
+// read, or act on what is stored, open this way. (Open creates no PostgreSQL
+// database either: the server's administrator does.)
+func OpenExisting(ctx context.Context, url string) (Opened, error) {
+	if kind, err := Kind(url); err == nil && kind == "sqlite" {
+		if err := sqliteExists(SQLitePath(url)); err != nil {
+			return Opened{}, err
+		}
+	}
+	return Open(ctx, url)
+}

@@ -3,6 +3,10 @@ package dbopen
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/skiplock/skiplock/driver/sqlitedriver"
@@ -45,6 +49,22 @@ func openSQLite(ctx context.Context, url string) (Opened, error) {
 		return Opened{}, wrapSQLite(err)
 	}
 	return Opened{Driver: d, Close: func() { _ = d.Close() }}, nil
+}
+
+// sqliteExists answers ErrNoDatabase (and ErrBadDatabase) when path does not
+// exist; other problems with the path are left to the open that follows.
+func sqliteExists(path string) error {
+	if path == "" {
+		return nil
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	shown := path
+	if !filepath.IsAbs(path) && filepath.Dir(path) == "." && !strings.HasPrefix(path, ".") {
+		shown = "./" + path // a bare name reads as a path only with its directory
+	}
+	return badDatabase{fmt.Errorf("%w at %s", ErrNoDatabase, shown)}
 }
 
 func wrapSQLite(err error) error {
