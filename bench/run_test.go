@@ -16,7 +16,7 @@ func TestRunModes(t *testing.T) {
 			{Mode: "drain", Jobs: 300, Batch: 100},
 			{Mode: "drain", Jobs: 300, Batch: 100, AfterIdle: true},
 			{Mode: "insert", Jobs: 300, Batch: 100, Producers: 2},
-			{Mode: "e2e", Duration: time.Second, Batch: 50, Scheduled: 10},
+			{Mode: "e2e", Duration: 3 * time.Second, Batch: 50, Scheduled: 10},
 			{Mode: "latency", Duration: time.Second, Rate: 20},
 		} {
 			name := db.name + "/" + o.Mode
