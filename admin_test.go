@@ -18,7 +18,7 @@ func TestQueuePauseRefusesUnknownQueue(t *testing.T) {
 		if jobs, err := c.Claim(b.ctx, skiplock.ClaimParams{Queue: "archived", WorkerID: "w", Max: 1}); err != nil || len(jobs) != 1 {
 			t.Fatalf("claim: %d jobs, %v", len(jobs), err)
 		}
-		if _, _, err := c.Complete(b.ctx, done.ID, "w", nil, nil); err != nil {
+		if _, _, err := c.Complete(b.ctx, done.ID, skiplock.CompleteParams{WorkerID: "w"}); err != nil {
 			t.Fatal(err)
 		}
 		for _, err := range []error{c.QueuePause(b.ctx, "typo"), c.QueueResume(b.ctx, "typo")} {
