@@ -23,7 +23,7 @@ type JobState = driver.JobState
 // AttemptError is one failed attempt recorded on a job.
 type AttemptError = driver.AttemptError
 
-// The job states; see DESIGN.md §3.
+// The job states; see docs/jobs.md#states.
 const (
 	StateScheduled = driver.StateScheduled
 	StateWaiting   = driver.StateWaiting

@@ -9,8 +9,8 @@ import (
 )
 
 const (
-	seed001File = "../examples/contracts/seed001-unified-queue.yaml"
-	seed004File = "../examples/contracts/seed004-video-pipeline.yaml"
+	seed001File = "../examples/contracts/unified-queue.yaml"
+	seed004File = "../examples/contracts/video-pipeline.yaml"
 )
 
 func mustLoad(t *testing.T, path string) *Set {

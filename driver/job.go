@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// JobState is where a job is in its life; see DESIGN.md §3.
+// JobState is where a job is in its life; see docs/jobs.md#states.
 type JobState string
 
 const (

@@ -110,7 +110,7 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 	f.StringVar(&flags.Listen, "listen", "", "address to listen on (default "+defaultListen+")")
 	f.BoolVar(&flags.Insecure, "insecure", false, "allow a non-loopback address without any token")
 	f.Int64Var(&flags.MaxPayloadBytes, "max-payload-bytes", 0, "largest job payload in bytes (default 1 MiB)")
-	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (shared/CONTRACTS.md)")
+	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
 	return cmd

@@ -1,4 +1,4 @@
-// Command crawl is seed 003 (queue-based crawling) on Skiplock: crawl jobs
+// Command crawl rebuilds queue-based crawling on Skiplock: crawl jobs
 // claimed by priority, reporting progress 0–100 and a page-token
 // checkpoint, a stale worker's job rescued by the reaper and resumed from
 // its checkpoint, and a crawl cancelled while it runs.
@@ -17,11 +17,11 @@ import (
 	"github.com/skiplock/skiplock/examples/internal/example"
 )
 
-// staleAfter is the seed's reaper threshold: no heartbeat for 2 minutes.
+// staleAfter is the original's reaper threshold: no heartbeat for 2 minutes.
 // The client heartbeats running jobs every third of it.
 const staleAfter = 2 * time.Minute
 
-// CrawlArgs is a crawl request (the seed's crawl_jobs.payload).
+// CrawlArgs is a crawl request (the original's crawl_jobs.payload).
 type CrawlArgs struct {
 	URL       string `json:"url"`
 	Pages     int    `json:"pages"`

@@ -12,7 +12,7 @@ import (
 	"github.com/skiplock/skiplock/examples/internal/example"
 )
 
-// app is the seed's own data: the ephemeral videos table and the vault of
+// app is the original's own data: the ephemeral videos table and the vault of
 // metrics. The jobs and the watchlist live in Skiplock.
 type app struct {
 	client *skiplock.Client

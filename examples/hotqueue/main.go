@@ -1,10 +1,10 @@
-// Command hotqueue is seed 000 (the hot queue with ghost tracking) on
+// Command hotqueue rebuilds the hot queue with ghost tracking on
 // Skiplock: ingestion jobs leave the hot table for the archive as they
 // finish; the watchlist is one recurring schedule per video, its tracking
 // tier an interval; the app's janitor deletes expired video metadata, with
 // a dry run and a safety check, and tracking goes on without it.
 //
-// Time is scaled down: an "hour" of the seed is a second here.
+// Time is scaled down: an "hour" of the original is a second here.
 //
 //	go run ./examples/hotqueue [--database-url postgres://…] [-v]
 package main
@@ -21,7 +21,7 @@ import (
 // Tracking tiers: how often a video on the watchlist is tracked.
 var tiers = map[string]time.Duration{"HOURLY": time.Second, "DAILY": 2 * time.Second}
 
-// retention is how long the app keeps a video's metadata (the seed's 7 days).
+// retention is how long the app keeps a video's metadata (the original's 7 days).
 const retention = 1500 * time.Millisecond
 
 // IngestArgs is a video Hunter discovered.

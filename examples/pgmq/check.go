@@ -9,7 +9,7 @@ import (
 )
 
 // check prints what happened to the crashed and the poisoned message and
-// what the archive holds, and answers an error if it is not what the seed
+// what the archive holds, and answers an error if it is not what the original
 // describes.
 func check(ctx context.Context, c *skiplock.Client, crashed, poison int64) error {
 	j, err := c.JobGet(ctx, crashed)
@@ -58,7 +58,7 @@ func check(ctx context.Context, c *skiplock.Client, crashed, poison int64) error
 	if err != nil {
 		return err
 	}
-	example.Say("archive: %d completed jobs (the seed's a_scrape_jobs + a_enrich_jobs)", len(done))
+	example.Say("archive: %d completed jobs (the original's a_scrape_jobs + a_enrich_jobs)", len(done))
 	if len(done) != 6 {
 		return fmt.Errorf("archive: want 6 completed jobs (3 scrape + 3 enrich), got %d", len(done))
 	}

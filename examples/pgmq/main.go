@@ -1,4 +1,4 @@
-// Command pgmq is seed 002 (PGMQ queues) on Skiplock: a scrape → enrich
+// Command pgmq rebuilds PGMQ queues on Skiplock: a scrape → enrich
 // pipeline where a visibility timeout is a lease per kind, a crashed
 // worker's message reappears, a poison pill fails after three reads, and
 // finished jobs live in the archive.
@@ -16,7 +16,7 @@ import (
 	"github.com/skiplock/skiplock/examples/internal/example"
 )
 
-// The seed's two queues and their visibility timeouts.
+// The original's two queues and their visibility timeouts.
 const (
 	scrapeQueue = "scrape_jobs"
 	enrichQueue = "enrich_jobs"
@@ -75,7 +75,7 @@ func run(ctx context.Context, env example.Env) error {
 	if _, err := send(ctx, client, "v3", "https://videos.example/v3-no-transcript", nil); err != nil {
 		return err
 	}
-	// Poison pill: read at most 3 times (the seed's read_ct > 3), then failed.
+	// Poison pill: read at most 3 times (the original's read_ct > 3), then failed.
 	poison, err := send(ctx, client, "v4", "https://videos.example/broken", skiplock.Int(2))
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func run(ctx context.Context, env example.Env) error {
 	return check(ctx, client, crashed, poison)
 }
 
-// send is the seed's ingest-router: pgmq.send('scrape_jobs', …).
+// send is the original's ingest-router: pgmq.send('scrape_jobs', …).
 func send(ctx context.Context, c *skiplock.Client, id, url string, maxRetries *int) (int64, error) {
 	res, err := c.Insert(ctx, ScrapeArgs{VideoID: id, VideoURL: url}, &skiplock.InsertOpts{
 		Queue: scrapeQueue, MaxRetries: maxRetries, WorkflowID: "video:" + id, Stage: "scraping"})

@@ -1,8 +1,8 @@
 package main
 
-// The item types of seed 001 that this example enqueues, with the seed's
+// The item types of the original system that this example enqueues, with the original's
 // payloads. Their kinds, ops, priorities, schemas and idempotency keys come
-// from examples/contracts/seed001-unified-queue.yaml.
+// from examples/contracts/unified-queue.yaml.
 
 // ContentItem is direct text content (scratchbook, notes, clipboard).
 type ContentItem struct {
@@ -58,7 +58,7 @@ type RenameItem struct {
 
 func (RenameItem) Kind() string { return "rename" }
 
-// ImageItem is not an item type of the seed: a strict contract refuses it.
+// ImageItem is not an item type of the original: a strict contract refuses it.
 type ImageItem struct {
 	Collection string `json:"collection"`
 }

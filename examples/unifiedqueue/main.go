@@ -1,6 +1,6 @@
-// Command unifiedqueue is seed 001 (the unified ingestion queue) on
-// Skiplock: the client enforces the seed's contract (item type × operation
-// matrix, payload schemas, priorities), derives the seed's idempotency keys
+// Command unifiedqueue rebuilds the unified ingestion queue on
+// Skiplock: the client enforces the original's contract (item type × operation
+// matrix, payload schemas, priorities), derives the original's idempotency keys
 // so that a duplicate enqueue returns the live job, and workers take items
 // highest priority first.
 //
@@ -22,9 +22,9 @@ import (
 	"github.com/skiplock/skiplock/examples/internal/example"
 )
 
-var contractFile = flag.String("contracts", "examples/contracts/seed001-unified-queue.yaml", "the seed 001 contract file")
+var contractFile = flag.String("contracts", "examples/contracts/unified-queue.yaml", "the contract file")
 
-const tenant = "proj-7f3a" // the seed's tenant_id: a project
+const tenant = "proj-7f3a" // the original's tenant_id: a project
 
 func main() { example.Run("unifiedqueue", run) }
 

@@ -9,9 +9,9 @@ import (
 	"github.com/skiplock/skiplock/examples/internal/example"
 )
 
-// The job types of seed 004 with their payloads; their queues, retries,
+// The job types of the original system with their payloads; their queues, retries,
 // leases, schemas and uniqueness come from
-// examples/contracts/seed004-video-pipeline.yaml.
+// examples/contracts/video-pipeline.yaml.
 
 // TranscodeArgs converts the original to HLS and a thumbnail.
 type TranscodeArgs struct {
@@ -108,7 +108,7 @@ func (p *pipeline) segmentIndex(ctx context.Context, j *skiplock.Job[SegmentInde
 	return j.SetResult(map[string]string{"video_status": "ready"})
 }
 
-// clipGenerate skips a clip that exists already, as the seed's workers do
+// clipGenerate skips a clip that exists already, as the original's workers do
 // for repeated API requests.
 func (p *pipeline) clipGenerate(ctx context.Context, j *skiplock.Job[ClipGenerateArgs]) error {
 	path := fmt.Sprintf("videos/clips/%s/%s.mp4", j.Args.VideoID, j.Args.ClipID)

@@ -1,5 +1,5 @@
-// Command videopipeline is seed 004 (the video pipeline) on Skiplock: the
-// client enforces the seed's typed job contracts; transcode → sample → ocr
+// Command videopipeline rebuilds the video pipeline on Skiplock: the
+// client enforces the original's typed job contracts; transcode → sample → ocr
 // → segment_index are chained with job.Next in one workflow per video;
 // "one active job per video and type" makes a duplicate enqueue return the
 // live job; clip_generate jobs run on demand with no uniqueness.
@@ -19,7 +19,7 @@ import (
 	"github.com/skiplock/skiplock/examples/internal/example"
 )
 
-var contractFile = flag.String("contracts", "examples/contracts/seed004-video-pipeline.yaml", "the seed 004 contract file")
+var contractFile = flag.String("contracts", "examples/contracts/video-pipeline.yaml", "the contract file")
 
 const video = "a1b2c3d4-e5f6-7890-abcd-ef1234567890"
 
