@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// JobView is a job as the HTTP API and the CLI show it (API.md): optional
+// JobView is a job as the HTTP API and the CLI show it (docs/api.md): optional
 // fields are null when unset, lists are never null.
 type JobView struct {
 	ID              int64           `json:"id"`

@@ -10,7 +10,7 @@ import (
 	"github.com/skiplock/skiplock"
 )
 
-// apiError is an answer other than success: API.md's error body.
+// apiError is an answer other than success: docs/api.md's error body.
 type apiError struct {
 	status  int
 	code    string

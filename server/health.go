@@ -9,7 +9,7 @@ import (
 	"github.com/skiplock/skiplock"
 )
 
-// healthBody is /healthz's answer. A failing answer carries API.md's
+// healthBody is /healthz's answer. A failing answer carries docs/api.md's
 // error too.
 type healthBody struct {
 	Status   string `json:"status"`

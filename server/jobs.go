@@ -243,7 +243,7 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 	return lp, nil
 }
 
-// workflowAnswer is API.md's workflow object, with the stages of the
+// workflowAnswer is docs/api.md's workflow object, with the stages of the
 // client's workflow view added.
 type workflowAnswer struct {
 	WorkflowID   string                    `json:"workflow_id"`

@@ -24,7 +24,7 @@ const (
 )
 
 // jobSpec is a job as a producer (or a completing worker, in `next`)
-// sends it: API.md's POST /v1/jobs body.
+// sends it: docs/api.md's POST /v1/jobs body.
 type jobSpec struct {
 	Kind               string          `json:"kind"`
 	Payload            json.RawMessage `json:"payload"`

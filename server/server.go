@@ -69,7 +69,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Server serves the HTTP API of API.md on one client.
+// Server serves the HTTP API of docs/api.md on one client.
 type Server struct {
 	cfg     Config
 	client  *skiplock.Client

@@ -13,7 +13,7 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// jobView is a job as API.md shows it: optional fields are null when unset.
+// jobView is a job as docs/api.md shows it: optional fields are null when unset.
 func jobView(j *skiplock.JobRow) *skiplock.JobView {
 	return skiplock.NewJobView(j)
 }
