@@ -133,7 +133,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	switch {
 	case err == nil:
 		if err := yaml.UnmarshalWithOptions(b, &file, yaml.Strict()); err != nil {
-			return file, usagef("config file %s: %s", path, oneLine(err.Error()))
+			return file, configFileError(path, err)
 		}
 		file.file = path
 	case explicit || !errors.Is(err, os.ErrNotExist):

@@ -103,3 +103,25 @@ func TestCLIServeLogsItsConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// A YAML error in the config file reads as its first line, with the place,
+// followed by the excerpt of the file, each on its own line.
+func TestCLIServeConfigYAMLErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ file, first, excerpt string }{
+		{"listen: 127.0.0.1:0\nbogus: 1\n", `skiplock: config file skiplock.yaml: line 2, column 1: unknown field "bogus" (known: database_url, listen,`, "bogus: 1"},
+		{"periodic:\n  - name: a\n    schedule: \"* * * * *\"\n   kind: x\n", "skiplock: config file skiplock.yaml: line 4, column 4: ", "kind: x"},
+		{"max_payload_bytes: abc\n", "skiplock: config file skiplock.yaml: line 1, column 20: want an integer, got a string", "max_payload_bytes: abc"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "skiplock.yaml"), []byte(c.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := runCLIIn(t, dir, "serve", "--database-url", filepath.Join(dir, "s.db"))
+		lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+		if r.code != 2 || !strings.HasPrefix(lines[0], c.first) || len(lines) < 2 || !strings.Contains(strings.Join(lines[1:], "\n"), c.excerpt) {
+			t.Errorf("%q: exit %d, stderr:\n%s\nwant 2, first line %q, then an excerpt with %q", c.file, r.code, r.stderr, c.first, c.excerpt)
+		}
+	}
+}
