@@ -161,7 +161,7 @@ func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []In
 	for i, j := range jobs {
 		p := &block[i]
 		if err := c.fillInsertParams(p, j.Args, j.Opts); err != nil {
-			return nil, fmt.Errorf("job %d: %w", i, err)
+			return nil, fmt.Errorf("jobs[%d]: %w", i, err)
 		}
 		params[i] = p
 		careful = careful || p.IdempotencyKey != "" || len(p.DependsOn) > 0
@@ -171,7 +171,7 @@ func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []In
 	if careful {
 		res, err := exec.JobInsertMany(ctx, params)
 		if err != nil {
-			return nil, fmt.Errorf("insert %d jobs: %w", len(jobs), err)
+			return nil, insertManyError(len(jobs), err)
 		}
 		ids = make([]int64, len(res))
 		for i, r := range res {
@@ -180,7 +180,7 @@ func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []In
 	} else {
 		var err error
 		if ids, err = exec.JobInsertFast(ctx, params); err != nil {
-			return nil, fmt.Errorf("insert %d jobs: %w", len(jobs), err)
+			return nil, insertManyError(len(jobs), err)
 		}
 	}
 	names := make([]string, 0, len(queues))
@@ -261,4 +261,12 @@ func checkInsertOpts(kind string, opts *InsertOpts) error {
 		}
 	}
 	return nil
+}
+
+// insertManyError names the batch once; the driver names the job in it.
+func insertManyError(n int, err error) error {
+	if n == 1 {
+		return fmt.Errorf("insert 1 job: %w", err)
+	}
+	return fmt.Errorf("insert %d jobs: %w", n, err)
 }

@@ -6,6 +6,7 @@ package driver
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -256,4 +257,13 @@ type PromoteResult struct {
 type RescueResult struct {
 	Requeued, Failed, Cancelled int
 	Now                         time.Time
+}
+
+// InBatch places err, from job i (0-based) of a batch of n, in the batch.
+// A batch of one adds nothing: the caller already names the job it inserts.
+func InBatch(err error, i, n int, kind string) error {
+	if n <= 1 {
+		return err
+	}
+	return fmt.Errorf("job %d of %d (kind %q): %w", i+1, n, kind, err)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -252,7 +253,29 @@ func secondsParam(field string, v *float64, limit float64) (time.Duration, error
 		return 0, nil
 	}
 	if math.IsNaN(*v) || *v < 0 || *v > limit {
-		return 0, badRequest(field, "must be between 0 and %g, got %g", limit, *v)
+		return 0, badRequest(field, "must be between 0 and %s, got %s", secondsLimit(limit), number(*v))
 	}
 	return time.Duration(*v * float64(time.Second)), nil
+}
+
+// secondsLimit renders a limit of whole seconds as "604800 seconds (7
+// days)": exact for a client, and a size a person can take in.
+func secondsLimit(limit float64) string {
+	n := int64(limit)
+	switch {
+	case n >= 86400 && n%86400 == 0:
+		return fmt.Sprintf("%d seconds (%d days)", n, n/86400)
+	case n >= 3600 && n%3600 == 0:
+		return fmt.Sprintf("%d seconds (%d hours)", n, n/3600)
+	}
+	return fmt.Sprintf("%d seconds", n)
+}
+
+// number renders a client's number as written, without float notation
+// unless it is too long to read (1e300).
+func number(v float64) string {
+	if math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -112,7 +112,7 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 		return nil, err
 	}
 	if every < time.Second {
-		return nil, badRequest("every_seconds", "must be at least 1, got %g", *b.EverySeconds)
+		return nil, badRequest("every_seconds", "must be at least 1, got %s", number(*b.EverySeconds))
 	}
 	if int64(len(b.Payload)) > s.cfg.MaxPayloadBytes {
 		return nil, tooLarge("payload", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)

@@ -94,7 +94,7 @@ func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, time.Duratio
 		return params, 0, err
 	}
 	if b.LeaseSeconds != nil && lease < time.Second {
-		return params, 0, badRequest("lease_seconds", "must be at least 1, got %g", *b.LeaseSeconds)
+		return params, 0, badRequest("lease_seconds", "must be at least 1, got %s", number(*b.LeaseSeconds))
 	}
 	params.Lease = lease
 	wait, err := secondsParam("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)

@@ -20,18 +20,17 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 		asJSON                     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "enqueue KIND [PAYLOAD_JSON]",
+		Use:   "enqueue KIND [PAYLOAD_JSON | - | @FILE]",
 		Short: "Enqueue one job",
 		Example: `  skiplock enqueue send_email '{"to":"a@example.com"}' --queue mail --priority 8
-  skiplock enqueue report --delay 10m --idempotency-key report:2026-11-21`,
+  skiplock enqueue report --delay 10m --idempotency-key report:2026-11-21
+  jq -n '{to: "a@example.com"}' | skiplock enqueue send_email -
+  skiplock enqueue send_email @job.json`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			payload := json.RawMessage("{}")
-			if len(args) == 2 {
-				payload = json.RawMessage(args[1])
-				if !json.Valid(payload) {
-					return usagef("PAYLOAD_JSON: not valid JSON")
-				}
+			payload, err := readPayload(args[1:], cmd.InOrStdin())
+			if err != nil {
+				return err
 			}
 			f := cmd.Flags()
 			if f.Changed("priority") {

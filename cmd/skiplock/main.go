@@ -33,6 +33,10 @@ func run(ctx context.Context, args []string) int {
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "skiplock: "+oneLine(err.Error()))
+	var ex *excerptError
+	if errors.As(err, &ex) {
+		fmt.Fprint(os.Stderr, ex.excerpt) // the lines of the input at fault
+	}
 	if isInputError(err) {
 		return 2
 	}

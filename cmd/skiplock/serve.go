@@ -43,6 +43,8 @@ type serveConfig struct {
 	LogLevel        string `yaml:"log_level"`
 	// Periodic jobs come from the file only.
 	Periodic []periodicConfig `yaml:"periodic"`
+	// file is the config file read, "" for none.
+	file string
 }
 
 // periodicConfig declares a cron job in skiplock.yaml:
@@ -131,8 +133,9 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	switch {
 	case err == nil:
 		if err := yaml.UnmarshalWithOptions(b, &file, yaml.Strict()); err != nil {
-			return file, usagef("config file %s: %s", path, oneLine(err.Error()))
+			return file, configFileError(path, err)
 		}
+		file.file = path
 	case explicit || !errors.Is(err, os.ErrNotExist):
 		return file, usagef("config file: %v", err)
 	}
@@ -212,8 +215,19 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		if contracts, err = contract.Load(cfg.Contracts); err != nil {
 			return usagef("--contracts: %v", err)
 		}
-		log.Info("contracts", "file", cfg.Contracts, "kinds", len(contracts.Kinds()))
 	}
+	periodic, err := periodicJobs(cfg.Periodic)
+	if err != nil {
+		return err
+	}
+	// Listen before opening the database: a busy port must not leave a new
+	// database file behind.
+	ln, err := listen(cfg.Listen)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	logStartup(log, cfg, contracts)
 	g := &globals{databaseURL: cfg.DatabaseURL}
 	db, err := g.open(ctx)
 	if err != nil {
@@ -232,10 +246,6 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	periodic, err := periodicJobs(cfg.Periodic)
-	if err != nil {
-		return err
-	}
 	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic})
 	if err != nil {
 		return usagef("%v", err)
@@ -246,12 +256,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer srv.Close()
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
 	if err := client.Start(ctx); err != nil {
-		ln.Close()
 		return err
 	}
 	defer stopClient(client, log)

@@ -18,7 +18,7 @@ func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams
 		for i, p := range jobs {
 			r, err := tx.insertOne(ctx, p)
 			if err != nil {
-				return fmt.Errorf("insert job %d of %d (kind %q): %w", i+1, len(jobs), p.Kind, err)
+				return driver.InBatch(err, i, len(jobs), p.Kind)
 			}
 			out[i] = r
 		}
@@ -65,7 +65,7 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		}
 		for i, p := range jobs {
 			if err := checkDocs(p); err != nil {
-				return fmt.Errorf("insert job %d of %d: %w", i+1, len(jobs), err)
+				return driver.InBatch(err, i, len(jobs), p.Kind)
 			}
 			runAt, state := nowUS, driver.StatePending
 			if !p.RunAt.IsZero() {

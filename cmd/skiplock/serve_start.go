@@ -1,0 +1,82 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/skiplock/skiplock/contract"
+)
+
+// listen opens the server's address; a port in use is the operator's to
+// change (exit 2), with the next port as a suggestion.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil {
+		return ln, nil
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, usagef("address %s is in use; choose another with --listen %s", addr, nextPort(addr))
+	}
+	if errors.Is(err, syscall.EACCES) {
+		return nil, usagef("address %s: permission denied (ports below 1024 need privileges); choose another with --listen", addr)
+	}
+	return nil, fmt.Errorf("listen on %s: %w", addr, err)
+}
+
+// nextPort answers addr with the port after its own, e.g. 127.0.0.1:8081
+// for 127.0.0.1:8080.
+func nextPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	n, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || n <= 0 || n >= 65535 {
+		return net.JoinHostPort(host, "8081")
+	}
+	return net.JoinHostPort(host, strconv.Itoa(n+1))
+}
+
+// logStartup says where the configuration came from: the config file (or
+// none), the contracts and their kinds, the periodic jobs.
+func logStartup(log *slog.Logger, cfg serveConfig, contracts *contract.Set) {
+	logConfigFile(log, cfg.file)
+	if contracts != nil {
+		logContracts(log, cfg.Contracts, contracts)
+	} else {
+		log.Info("contracts", "file", "none")
+	}
+	logPeriodic(log, cfg.Periodic)
+}
+
+func logConfigFile(log *slog.Logger, file string) {
+	if file == "" {
+		log.Info("config file", "file", "none", "note", "no ./"+defaultConfigFile+" and no --config or SKIPLOCK_CONFIG: flags and environment only")
+		return
+	}
+	log.Info("config file", "file", file)
+}
+
+func logContracts(log *slog.Logger, file string, set *contract.Set) {
+	names := make([]string, 0, len(set.Kinds()))
+	for _, k := range set.Kinds() {
+		names = append(names, k.Kind)
+	}
+	log.Info("contracts", "file", file, "strict", set.Strict, "kinds", strings.Join(names, ","))
+}
+
+func logPeriodic(log *slog.Logger, entries []periodicConfig) {
+	if len(entries) == 0 {
+		log.Info("periodic jobs", "count", 0)
+		return
+	}
+	for _, e := range entries {
+		queue := e.Queue
+		if queue == "" {
+			queue = "default"
+		}
+		log.Info("periodic job", "name", e.Name, "schedule", e.Schedule, "kind", e.Kind, "queue", queue, "catch_up", e.CatchUp)
+	}
+}
