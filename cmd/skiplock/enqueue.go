@@ -90,6 +90,9 @@ func parseEnqueueFlags(opts *skiplock.InsertOpts, runAt, metadata, dependsOn str
 		if err != nil {
 			return usagef("--run-at: want RFC 3339 time like 2026-11-21T15:04:05Z, got %q", runAt)
 		}
+		if t.IsZero() { // to the library the zero time means now
+			return usagef("--run-at: must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z in UTC, got %q", runAt)
+		}
 		opts.RunAt = t
 	}
 	if metadata != "" {

@@ -111,6 +111,9 @@ func newSchedulesAddCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return usagef("--next-run-at: want RFC 3339 (2026-11-21T10:00:00Z): %v", err)
 				}
+				if at.IsZero() { // to the library the zero time means now
+					return usagef("--next-run-at: must be from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59Z in UTC, got %q", nextRunAt)
+				}
 				s.NextRunAt = at
 			}
 			c, closeDB, err := g.client(cmd.Context())

@@ -30,10 +30,12 @@ func TestCLITimeBounds(t *testing.T) {
 				t.Fatalf("migrate: %+v", r)
 			}
 			bad := map[string][]string{
-				"run_at":      {"enqueue", "k", "--run-at", "9999-12-31T23:59:59-01:00"},
-				"run_at ":     {"enqueue", "k", "--run-at", "1969-12-31T23:59:59Z"},
-				"next_run_at": {"schedules", "add", "s", "--kind", "k", "--every", "1m", "--next-run-at", "9999-12-31T23:59:59-01:00"},
-				"ID":          {"jobs", "show", "+1"},
+				"run_at":        {"enqueue", "k", "--run-at", "9999-12-31T23:59:59-01:00"},
+				"run_at ":       {"enqueue", "k", "--run-at", "1969-12-31T23:59:59Z"},
+				"next_run_at":   {"schedules", "add", "s", "--kind", "k", "--every", "1m", "--next-run-at", "9999-12-31T23:59:59-01:00"},
+				"ID":            {"jobs", "show", "+1"},
+				"--run-at":      {"enqueue", "k", "--run-at", "0001-01-01T00:00:00Z"},
+				"--next-run-at": {"schedules", "add", "s", "--kind", "k", "--every", "1m", "--next-run-at", "0001-01-01T00:00:00Z"},
 			}
 			for want, args := range bad {
 				r := runCLI(t, url, args...)
