@@ -34,7 +34,7 @@ func newProgress(w io.Writer, verb string, total int64) *progress {
 // update shows done jobs; fraction is how far along the total is (bytes
 // read, jobs of a known count), used for the bar and the ETA.
 func (p *progress) update(done int, fraction int64) {
-	if !p.on || time.Since(p.last) < progressTick {
+	if !p.on || done == 0 || time.Since(p.last) < progressTick {
 		return
 	}
 	p.last = time.Now()
