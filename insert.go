@@ -270,3 +270,27 @@ func insertManyError(n int, err error) error {
 	}
 	return fmt.Errorf("insert %d jobs: %w", n, err)
 }
+
+// InsertStream inserts the batches next answers, until it answers none, in
+// one transaction: if next or an insert fails, no job of the stream is
+// stored. It answers how many jobs it inserted. Each batch takes
+// InsertMany's path (COPY on PostgreSQL) and is let go once inserted.
+func (c *Client) InsertStream(ctx context.Context, next func() ([]InsertManyParams, error)) (int, error) {
+	n := 0
+	err := c.inTx(ctx, func(tx driver.Executor) error {
+		for {
+			jobs, err := next()
+			if err != nil || len(jobs) == 0 {
+				return err
+			}
+			if _, err := c.insertMany(ctx, tx, jobs, false); err != nil {
+				return err
+			}
+			n += len(jobs)
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}

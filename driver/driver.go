@@ -38,6 +38,7 @@ type Driver interface {
 // by entity.
 type Executor interface {
 	JobStore
+	BulkStore
 	QueueStore
 	LeaderStore
 	ScheduleStore

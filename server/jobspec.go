@@ -175,3 +175,11 @@ func (s *Server) checkParents(ctx context.Context, prefix string, p *principal, 
 	}
 	return nil
 }
+
+// ParseJobSpec reads one job spec, a POST /v1/jobs body, by the server's
+// rules and default limits (for the CLI's `enqueue --jsonl`); errors name
+// the field, as the server's answers do.
+func ParseJobSpec(raw []byte) (skiplock.InsertManyParams, error) {
+	s := &Server{cfg: Config{MaxPayloadBytes: DefaultMaxPayloadBytes}}
+	return s.parseSpec(raw, "", nil)
+}

@@ -17,17 +17,30 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 		opts                       skiplock.InsertOpts
 		priority, maxRetries       int
 		runAt, metadata, dependsOn string
-		asJSON                     bool
+		asJSON, partial            bool
+		jsonl                      string
 	)
 	cmd := &cobra.Command{
-		Use:   "enqueue KIND [PAYLOAD_JSON | - | @FILE]",
-		Short: "Enqueue one job",
+		Use:   "enqueue KIND [PAYLOAD_JSON | - | @FILE] | enqueue --jsonl FILE|-",
+		Short: "Enqueue one job, or a stream of jobs",
 		Example: `  skiplock enqueue send_email '{"to":"a@example.com"}' --queue mail --priority 8
   skiplock enqueue report --delay 10m --idempotency-key report:2026-11-21
   jq -n '{to: "a@example.com"}' | skiplock enqueue send_email -
-  skiplock enqueue send_email @job.json`,
-		Args: cobra.RangeArgs(1, 2),
+  skiplock enqueue send_email @job.json
+  skiplock enqueue --jsonl jobs.jsonl`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if jsonl != "" {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.RangeArgs(1, 2)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if jsonl != "" {
+				return runJSONL(cmd, g, jsonl, partial)
+			}
+			if partial {
+				return usagef("--partial: only with --jsonl")
+			}
 			payload, err := readPayload(args[1:], cmd.InOrStdin())
 			if err != nil {
 				return err
@@ -77,6 +90,8 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 	f.StringVar(&opts.Stage, "stage", "", "stage of the workflow")
 	f.StringVar(&dependsOn, "depends-on", "", "comma-separated job ids the job waits for")
 	f.BoolVar(&asJSON, "json", false, "print the job as JSON")
+	f.StringVar(&jsonl, "jsonl", "", "insert the jobs of this file (- for stdin), one POST /v1/jobs body a line, all or nothing")
+	f.BoolVar(&partial, "partial", false, "with --jsonl: commit batch by batch, stop at a bad line")
 	f.StringVar(&g.contracts, "contracts", "", "validate and default the job by this contract file (env SKIPLOCK_CONTRACTS)")
 	return cmd
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func newJobsCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "jobs", Short: "List, show, retry, cancel, pause and resume jobs"}
+	cmd := &cobra.Command{Use: "jobs", Short: "List, show, retry, cancel, pause, resume and delete jobs"}
 	cmd.AddCommand(newJobsListCmd(g))
 	show := func(use, short string, act func(*skiplock.Client, context.Context, int64) (*skiplock.JobRow, error)) *cobra.Command {
 		return &cobra.Command{Use: use + " ID", Short: short, Args: cobra.ExactArgs(1),
@@ -36,10 +36,11 @@ func newJobsCmd(g *globals) *cobra.Command {
 	}
 	cmd.AddCommand(
 		show("show", "Show a job as JSON", (*skiplock.Client).JobGet),
-		show("retry", "Return a failed or cancelled job to pending", (*skiplock.Client).JobRetry),
-		show("cancel", "Cancel a job (a running one ends when its worker stops)", (*skiplock.Client).JobCancel),
+		withBulk(g, skiplock.BulkRetry, show("retry", "Return a failed or cancelled job (or a selection) to pending", (*skiplock.Client).JobRetry)),
+		withBulk(g, skiplock.BulkCancel, show("cancel", "Cancel a job or a selection (a running one ends when its worker stops)", (*skiplock.Client).JobCancel)),
 		show("pause", "Hold a job that is not running yet", (*skiplock.Client).JobPause),
 		show("resume", "Release a paused job", (*skiplock.Client).JobResume),
+		newJobsDeleteCmd(g),
 	)
 	return cmd
 }

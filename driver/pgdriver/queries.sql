@@ -397,3 +397,30 @@ SELECT name, last_tick FROM skiplock_periodic;
 INSERT INTO skiplock_periodic (name, last_tick) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE
 SET last_tick = greatest(skiplock_periodic.last_tick, EXCLUDED.last_tick), updated_at = now();
+
+-- name: JobSelectLive
+-- Bulk actions page through their jobs by id; $6 is the cursor (bigint,
+-- as in JobList), $5 a time or NULL.
+SELECT id FROM skiplock_jobs
+WHERE (cardinality($1::text[]) = 0 OR state = ANY($1::text[]))
+  AND (cardinality($2::text[]) = 0 OR kind = ANY($2::text[]))
+  AND (cardinality($3::text[]) = 0 OR queue = ANY($3::text[]))
+  AND ($4::text IS NULL OR tenant = $4::text)
+  AND ($5::timestamptz IS NULL OR created_at < $5::timestamptz)
+  AND id > $6::bigint
+ORDER BY id LIMIT $7;
+
+-- name: JobSelectArchived
+SELECT DISTINCT id FROM skiplock_jobs_archive
+WHERE (cardinality($1::text[]) = 0 OR state = ANY($1::text[]))
+  AND (cardinality($2::text[]) = 0 OR kind = ANY($2::text[]))
+  AND (cardinality($3::text[]) = 0 OR queue = ANY($3::text[]))
+  AND ($4::text IS NULL OR tenant = $4::text)
+  AND ($5::timestamptz IS NULL OR finished_at < $5::timestamptz)
+  AND id > $6::bigint
+ORDER BY id LIMIT $7;
+
+-- name: JobDeleteArchived
+DELETE FROM skiplock_jobs_archive
+WHERE id = ANY($1::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
+RETURNING id;

@@ -331,3 +331,29 @@ SELECT name, last_tick FROM skiplock_periodic;
 INSERT INTO skiplock_periodic (name, last_tick, updated_at) VALUES (@name, @tick, @now)
 ON CONFLICT (name) DO UPDATE
 SET last_tick = max(skiplock_periodic.last_tick, excluded.last_tick), updated_at = excluded.updated_at;
+
+-- name: JobSelectLive
+-- Bulk actions page through their jobs by id; @before is microseconds or NULL.
+SELECT id FROM skiplock_jobs
+WHERE (@states_any OR state IN (SELECT value FROM json_each(@states)))
+  AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
+  AND (@queues_any OR queue IN (SELECT value FROM json_each(@queues)))
+  AND (@tenant IS NULL OR tenant = @tenant)
+  AND (@before IS NULL OR created_at < @before)
+  AND id > @after
+ORDER BY id LIMIT @limit;
+
+-- name: JobSelectArchived
+SELECT id FROM skiplock_jobs_archive
+WHERE (@states_any OR state IN (SELECT value FROM json_each(@states)))
+  AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
+  AND (@queues_any OR queue IN (SELECT value FROM json_each(@queues)))
+  AND (@tenant IS NULL OR tenant = @tenant)
+  AND (@before IS NULL OR finished_at < @before)
+  AND id > @after
+ORDER BY id LIMIT @limit;
+
+-- name: JobDeleteArchived
+DELETE FROM skiplock_jobs_archive
+WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('completed', 'failed', 'cancelled')
+RETURNING id;

@@ -197,3 +197,13 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	r, err := e.Executor.JobPromoteScheduled(ctx, limit, since)
 	return r, e.write(err)
 }
+
+func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64, error) {
+	r, err := e.Executor.JobSelect(ctx, p)
+	return r, e.read(err)
+}
+
+func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
+	r, err := e.Executor.JobDeleteArchived(ctx, ids)
+	return r, e.write(err)
+}

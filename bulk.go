@@ -1,0 +1,186 @@
+package skiplock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// BulkAction is what JobsBulk does to the jobs its filter picks.
+type BulkAction string
+
+// The bulk actions, and the states each acts on.
+const (
+	// BulkRetry returns failed and cancelled jobs to pending, as JobRetry.
+	BulkRetry BulkAction = "retry"
+	// BulkCancel cancels live jobs (pending, scheduled, waiting, paused,
+	// running), as JobCancel.
+	BulkCancel BulkAction = "cancel"
+	// BulkDelete removes finished jobs (completed, failed, cancelled) from
+	// the archive for good.
+	BulkDelete BulkAction = "delete"
+)
+
+// DefaultBulkBatchSize is how many jobs JobsBulk picks and acts on at a
+// time, so that no statement holds its locks long.
+const DefaultBulkBatchSize = 1000
+
+// bulkStates are the states each action acts on, and the default filter.
+var bulkStates = map[BulkAction][]JobState{
+	BulkRetry:  {StateFailed, StateCancelled},
+	BulkCancel: {StatePending, StateScheduled, StateWaiting, StatePaused, StateRunning},
+	BulkDelete: {StateCompleted, StateFailed, StateCancelled},
+}
+
+// BulkFilter picks jobs: every field set must match; a list matches any of
+// its values. OlderThan compares a live job's creation time (cancel) or a
+// finished job's finish time (retry, delete) with now.
+type BulkFilter struct {
+	States    []JobState
+	Kinds     []string
+	Queues    []string
+	Tenant    *string
+	OlderThan time.Duration
+}
+
+// Empty answers whether the filter picks every job.
+func (f BulkFilter) Empty() bool {
+	return len(f.States) == 0 && len(f.Kinds) == 0 && len(f.Queues) == 0 && f.Tenant == nil && f.OlderThan == 0
+}
+
+// BulkParams is one JobsBulk call.
+type BulkParams struct {
+	Action BulkAction
+	// Filter must set at least one field: JobsBulk refuses to act on
+	// every job.
+	Filter BulkFilter
+	// DryRun counts the jobs the filter picks and changes nothing.
+	DryRun bool
+	// BatchSize, 0 for DefaultBulkBatchSize.
+	BatchSize int
+	// Progress, when set, hears the count of jobs acted on (or counted)
+	// so far after each batch.
+	Progress func(done int)
+}
+
+// BulkResult counts the jobs the filter picked and those acted on; a job
+// that changed state meanwhile (another worker finished it, a live job
+// holds its key) is matched but not done.
+type BulkResult struct {
+	Matched int
+	Done    int
+}
+
+// JobsBulk retries, cancels or deletes every job a filter picks, a batch at
+// a time; see BulkAction for the states each acts on.
+func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error) {
+	sel, err := bulkSelect(p)
+	if err != nil {
+		return BulkResult{}, err
+	}
+	var res BulkResult
+	for {
+		ids, err := c.driver.JobSelect(ctx, sel)
+		if err != nil {
+			return res, fmt.Errorf("select jobs to %s: %w", p.Action, err)
+		}
+		res.Matched += len(ids)
+		if p.DryRun {
+			res.Done += len(ids)
+		} else {
+			n, err := c.bulkAct(ctx, p.Action, ids)
+			res.Done += n
+			if err != nil {
+				return res, fmt.Errorf("%s jobs: %w", p.Action, err)
+			}
+		}
+		if p.Progress != nil && len(ids) > 0 {
+			p.Progress(res.Done)
+		}
+		if len(ids) < sel.Limit {
+			if p.DryRun {
+				res.Done = 0
+			}
+			return res, nil
+		}
+		sel.AfterID = ids[len(ids)-1]
+	}
+}
+
+// bulkSelect checks p and answers the first page's selection.
+func bulkSelect(p BulkParams) (driver.SelectParams, error) {
+	allowed, ok := bulkStates[p.Action]
+	if !ok {
+		return driver.SelectParams{}, invalid("action", "must be retry, cancel or delete, got %q", p.Action)
+	}
+	f := p.Filter
+	if f.Empty() {
+		return driver.SelectParams{}, invalid("filter", "name at least one of state, kind, queue, tenant, older_than: an empty filter would pick every job")
+	}
+	if f.OlderThan < 0 {
+		return driver.SelectParams{}, invalid("older_than", "must not be negative")
+	}
+	if p.BatchSize < 0 || p.BatchSize > 10000 {
+		return driver.SelectParams{}, invalid("batch_size", "must be between 1 and 10000, got %d", p.BatchSize)
+	}
+	for _, s := range f.States {
+		if !slices.Contains(allowed, s) {
+			return driver.SelectParams{}, invalid("state", "%s acts on %s jobs, not %q", p.Action, stateList(allowed), s)
+		}
+	}
+	sel := driver.SelectParams{Archived: p.Action != BulkCancel, States: f.States, Kinds: f.Kinds,
+		Queues: f.Queues, Tenant: f.Tenant, Limit: p.BatchSize}
+	if len(sel.States) == 0 {
+		sel.States = allowed
+	}
+	if sel.Limit == 0 {
+		sel.Limit = DefaultBulkBatchSize
+	}
+	if f.OlderThan > 0 {
+		sel.Before = time.Now().Add(-f.OlderThan)
+	}
+	return sel, nil
+}
+
+func stateList(states []JobState) string {
+	names := make([]string, len(states))
+	for i, s := range states {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// bulkAct acts on one batch and answers how many jobs it changed. Retry
+// and cancel take each job as JobRetry and JobCancel do (dependents
+// settle, running jobs hear of it), one short transaction per job.
+func (c *Client) bulkAct(ctx context.Context, action BulkAction, ids []int64) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if action == BulkDelete {
+		gone, err := c.driver.JobDeleteArchived(ctx, ids)
+		return len(gone), err
+	}
+	act := c.JobRetry
+	if action == BulkCancel {
+		act = c.JobCancel
+	}
+	done := 0
+	for _, id := range ids {
+		_, err := act(ctx, id)
+		switch {
+		case err == nil:
+			done++
+		case errors.Is(err, ErrWrongState) || errors.Is(err, ErrNotFound):
+			// It changed since the select; the action no longer applies.
+		default:
+			return done, fmt.Errorf("job %d: %w", id, err)
+		}
+	}
+	return done, nil
+}

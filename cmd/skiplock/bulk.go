@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock"
+)
+
+// bulkFlags are the selection of `jobs retry|cancel|delete` without an id.
+type bulkFlags struct {
+	states, kinds, queues []string
+	tenant                string
+	olderThan             time.Duration
+	dryRun                bool
+	batch                 int
+}
+
+var bulkPast = map[skiplock.BulkAction]string{
+	skiplock.BulkRetry: "retried", skiplock.BulkCancel: "cancelled", skiplock.BulkDelete: "deleted",
+}
+
+// withBulk lets a by-id command (retry ID, cancel ID) act on a selection
+// instead when it is given no id but filter flags.
+func withBulk(g *globals, action skiplock.BulkAction, cmd *cobra.Command) *cobra.Command {
+	bf := addBulkFlags(cmd)
+	byID := cmd.RunE
+	cmd.Use += " | " + cmd.Name() + " --state … --kind … --queue … --older-than …"
+	cmd.Args = cobra.RangeArgs(0, 1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			if name := changedBulkFlag(cmd); name != "" {
+				return usagef("--%s: give a job id or a selection, not both", name)
+			}
+			return byID(cmd, args)
+		}
+		return runBulk(cmd, g, action, bf)
+	}
+	return cmd
+}
+
+func newJobsDeleteCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "delete --state … --kind … --queue … --older-than …",
+		Short: "Delete finished jobs (completed, failed, cancelled) from the archive for good", Args: cobra.NoArgs}
+	bf := addBulkFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runBulk(cmd, g, skiplock.BulkDelete, bf) }
+	return cmd
+}
+
+func addBulkFlags(cmd *cobra.Command) *bulkFlags {
+	bf := &bulkFlags{}
+	f := cmd.Flags()
+	f.StringSliceVar(&bf.states, "state", nil, "only jobs in these states (repeatable or comma-separated)")
+	f.StringSliceVar(&bf.kinds, "kind", nil, "only jobs of these kinds (repeatable or comma-separated)")
+	f.StringSliceVar(&bf.queues, "queue", nil, "only jobs of these queues (repeatable or comma-separated)")
+	f.StringVar(&bf.tenant, "tenant", "", "only jobs of this tenant")
+	f.DurationVar(&bf.olderThan, "older-than", 0, "only jobs created (cancel) or finished (retry, delete) longer ago than this, e.g. 24h")
+	f.BoolVar(&bf.dryRun, "dry-run", false, "count the jobs, change nothing")
+	f.IntVar(&bf.batch, "batch-size", skiplock.DefaultBulkBatchSize, "jobs per batch (1-10000)")
+	return bf
+}
+
+func changedBulkFlag(cmd *cobra.Command) string {
+	for _, name := range []string{"state", "kind", "queue", "tenant", "older-than", "dry-run", "batch-size"} {
+		if cmd.Flags().Changed(name) {
+			return name
+		}
+	}
+	return ""
+}
+
+func runBulk(cmd *cobra.Command, g *globals, action skiplock.BulkAction, bf *bulkFlags) error {
+	p := skiplock.BulkParams{Action: action, DryRun: bf.dryRun, BatchSize: bf.batch,
+		Filter: skiplock.BulkFilter{Kinds: bf.kinds, Queues: bf.queues, OlderThan: bf.olderThan}}
+	if cmd.Flags().Changed("tenant") {
+		p.Filter.Tenant = &bf.tenant
+	}
+	if err := checkBulkFlags(action, bf, &p); err != nil {
+		return err
+	}
+	c, closeDB, err := g.existingClient(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	verb := bulkPast[action]
+	if bf.dryRun {
+		verb = "counted"
+	}
+	bar := newProgress(cmd.ErrOrStderr(), verb, 0)
+	p.Progress = func(done int) { bar.update(done, 0) }
+	start := time.Now()
+	res, err := c.JobsBulk(cmd.Context(), p)
+	bar.finish()
+	if err != nil {
+		return fmt.Errorf("%s: %w (%d jobs %s before)", action, err, res.Done, bulkPast[action])
+	}
+	out := cmd.OutOrStdout()
+	if bf.dryRun {
+		_, err = fmt.Fprintf(out, "would %s %d jobs\n", action, res.Matched)
+		return err
+	}
+	_, err = fmt.Fprintf(out, "%s %d jobs of %d matched %s\n", verb, res.Done, res.Matched, rateLine(res.Done, time.Since(start)))
+	return err
+}
+
+func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkParams) error {
+	if bf.olderThan < 0 {
+		return usagef("--older-than: must not be negative")
+	}
+	if bf.batch < 1 || bf.batch > 10000 {
+		return usagef("--batch-size: must be between 1 and 10000, got %d", bf.batch)
+	}
+	for _, s := range bf.states {
+		st := skiplock.JobState(s)
+		if !st.Valid() {
+			return usagef("--state: unknown state %q (scheduled, waiting, pending, running, paused, completed, failed, cancelled)", s)
+		}
+		p.Filter.States = append(p.Filter.States, st)
+	}
+	if p.Filter.Empty() {
+		return usagef("name at least one of --state, --kind, --queue, --tenant, --older-than (%s acts on no job without a selection)", action)
+	}
+	return nil
+}
