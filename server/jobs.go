@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -167,7 +168,8 @@ func (s *Server) jobAction(act func(context.Context, int64) (*skiplock.JobRow, e
 	}
 }
 
-type listAnswer struct {
+// JobListAnswer is a page of GET /v1/jobs: {"jobs", "next_cursor"}.
+type JobListAnswer struct {
 	Jobs       []*skiplock.JobView `json:"jobs"`
 	NextCursor string              `json:"next_cursor"`
 }
@@ -178,20 +180,30 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, p *principal) 
 		return err
 	}
 	lp.Tenant = p.tenantFilter(lp.Tenant)
-	limit := lp.Limit
-	lp.Limit = limit + 1 // one more tells whether there is a next page
-	jobs, err := s.client.JobList(r.Context(), lp)
+	out, err := ListJobs(r.Context(), s.client, lp)
 	if err != nil {
 		return err
 	}
-	out := listAnswer{}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// ListJobs answers a page of jobs as GET /v1/jobs does (the CLI prints the
+// same): next_cursor is "" on the last page.
+func ListJobs(ctx context.Context, c *skiplock.Client, lp skiplock.JobListParams) (*JobListAnswer, error) {
+	limit := lp.Limit
+	lp.Limit = limit + 1 // one more tells whether there is a next page
+	jobs, err := c.JobList(ctx, lp)
+	if err != nil {
+		return nil, err
+	}
+	out := &JobListAnswer{}
 	if len(jobs) > limit {
 		jobs = jobs[:limit]
 		out.NextCursor = strconv.FormatInt(jobs[limit-1].ID, 10)
 	}
 	out.Jobs = views(jobs)
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 func listParams(r *http.Request) (skiplock.JobListParams, error) {
@@ -245,7 +257,7 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 
 // workflowAnswer is docs/api.md's workflow object, with the stages of the
 // client's workflow view added.
-type workflowAnswer struct {
+type WorkflowAnswer struct {
 	WorkflowID   string                    `json:"workflow_id"`
 	State        skiplock.WorkflowStatus   `json:"state"`
 	Jobs         []*skiplock.JobView       `json:"jobs"`
@@ -259,12 +271,27 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, p *principa
 	if err := checkText("workflow_id", id, maxKeyBytes); err != nil {
 		return err
 	}
+	out, err := LoadWorkflow(r.Context(), s.client, id, p.tenantFilter(nil))
+	if errors.Is(err, skiplock.ErrNotFound) {
+		return notFound("workflow %q: no jobs", truncate(id, 80))
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// LoadWorkflow answers GET /v1/workflows/{id} (the CLI prints the same): the
+// jobs of workflow id visible to tenant (nil: every tenant), oldest first;
+// ErrNotFound when none.
+func LoadWorkflow(ctx context.Context, c *skiplock.Client, id string, tenant *string) (*WorkflowAnswer, error) {
 	var jobs []*skiplock.JobRow
-	lp := skiplock.JobListParams{WorkflowID: id, Tenant: p.tenantFilter(nil), Limit: maxListLimit}
+	lp := skiplock.JobListParams{WorkflowID: id, Tenant: tenant, Limit: maxListLimit}
 	for len(jobs) < maxWorkflowJobs {
-		page, err := s.client.JobList(r.Context(), lp)
+		page, err := c.JobList(ctx, lp)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("workflow %q: list jobs: %w", id, err)
 		}
 		jobs = append(jobs, page...)
 		if len(page) < lp.Limit {
@@ -273,12 +300,11 @@ func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, p *principa
 		lp.BeforeID = page[len(page)-1].ID
 	}
 	if len(jobs) == 0 {
-		return notFound("workflow %q: no jobs", truncate(id, 80))
+		return nil, fmt.Errorf("workflow %q: %w", id, skiplock.ErrNotFound)
 	}
 	// Oldest first: a workflow reads in the order its stages were made.
 	slices.SortFunc(jobs, func(a, b *skiplock.JobRow) int { return cmp.Compare(a.ID, b.ID) })
 	v := skiplock.NewWorkflowView(id, jobs)
-	writeJSON(w, http.StatusOK, workflowAnswer{WorkflowID: id, State: v.Status, Jobs: views(jobs),
-		CurrentStage: v.CurrentStage, Stages: v.Stages, Counts: v.Counts})
-	return nil
+	return &WorkflowAnswer{WorkflowID: id, State: v.Status, Jobs: views(jobs),
+		CurrentStage: v.CurrentStage, Stages: v.Stages, Counts: v.Counts}, nil
 }

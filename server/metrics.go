@@ -89,7 +89,7 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(queueUpDesc, prometheus.GaugeValue, 1)
 	for _, q := range queues {
-		v := newQueueView(q)
+		v := NewQueueView(q)
 		for state, n := range v.Counts {
 			ch <- prometheus.MustNewConstMetric(queueJobsDesc, prometheus.GaugeValue, float64(n), q.Name, string(state))
 		}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/skiplock/skiplock"
@@ -8,7 +9,8 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-type queueView struct {
+// QueueView is a queue as GET /v1/queues shows it.
+type QueueView struct {
 	Name                    string                      `json:"name"`
 	Paused                  bool                        `json:"paused"`
 	Counts                  map[skiplock.JobState]int64 `json:"counts"`
@@ -19,8 +21,9 @@ type queueView struct {
 var liveStates = []skiplock.JobState{skiplock.StateScheduled, skiplock.StateWaiting, skiplock.StatePending,
 	skiplock.StateRunning, skiplock.StatePaused}
 
-func newQueueView(q skiplock.QueueInfo) queueView {
-	v := queueView{Name: q.Name, Paused: q.Paused, Counts: map[skiplock.JobState]int64{},
+// NewQueueView answers the view of q, with a count (maybe 0) for each live state.
+func NewQueueView(q skiplock.QueueInfo) QueueView {
+	v := QueueView{Name: q.Name, Paused: q.Paused, Counts: map[skiplock.JobState]int64{},
 		OldestPendingAgeSeconds: q.OldestPendingAge.Seconds()}
 	for _, st := range liveStates {
 		v.Counts[st] = 0
@@ -47,9 +50,9 @@ func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, p *principal
 	if err != nil {
 		return err
 	}
-	out := make([]queueView, len(queues))
+	out := make([]QueueView, len(queues))
 	for i, q := range queues {
-		out[i] = newQueueView(q)
+		out[i] = NewQueueView(q)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"queues": out})
 	return nil
@@ -82,19 +85,28 @@ func (s *Server) queueAction(pause bool) handlerFunc {
 		if err != nil {
 			return err
 		}
-		queues, err := s.client.QueueList(r.Context(), false)
+		view, err := QueueAfter(r.Context(), s.client, name, pause)
 		if err != nil {
 			return err
-		}
-		view := newQueueView(skiplock.QueueInfo{Name: name, Paused: pause})
-		for _, q := range queues {
-			if q.Name == name {
-				view = newQueueView(q)
-			}
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"queue": view})
 		return nil
 	}
+}
+
+// QueueAfter answers the view of queue name just paused or resumed, as
+// POST /v1/queues/{queue}/pause and /resume show it (the CLI prints the same).
+func QueueAfter(ctx context.Context, c *skiplock.Client, name string, paused bool) (QueueView, error) {
+	queues, err := c.QueueList(ctx, false)
+	if err != nil {
+		return QueueView{}, err
+	}
+	for _, q := range queues {
+		if q.Name == name {
+			return NewQueueView(q), nil
+		}
+	}
+	return NewQueueView(skiplock.QueueInfo{Name: name, Paused: paused}), nil
 }
 
 func (s *Server) listKinds(w http.ResponseWriter, _ *http.Request, _ *principal) error {

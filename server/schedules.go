@@ -8,7 +8,8 @@ import (
 	"github.com/skiplock/skiplock"
 )
 
-type scheduleView struct {
+// ScheduleView is a schedule as GET /v1/schedules shows it.
+type ScheduleView struct {
 	Key          string          `json:"key"`
 	Tenant       string          `json:"tenant"`
 	Kind         string          `json:"kind"`
@@ -20,12 +21,13 @@ type scheduleView struct {
 	UpdatedAt    time.Time       `json:"updated_at"`
 }
 
-func newScheduleView(s *skiplock.Schedule) scheduleView {
+// NewScheduleView answers the view of s.
+func NewScheduleView(s *skiplock.Schedule) ScheduleView {
 	payload := json.RawMessage(s.Payload)
 	if len(payload) == 0 {
 		payload = json.RawMessage("{}")
 	}
-	return scheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
+	return ScheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
 		EverySeconds: s.Every.Seconds(), NextRunAt: skiplock.ViewTime(s.NextRunAt),
 		CreatedAt: skiplock.ViewTime(s.CreatedAt), UpdatedAt: skiplock.ViewTime(s.UpdatedAt)}
 }
@@ -53,9 +55,9 @@ func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request, p *princi
 	if err != nil {
 		return err
 	}
-	out := make([]scheduleView, len(list))
+	out := make([]ScheduleView, len(list))
 	for i, sc := range list {
-		out[i] = newScheduleView(sc)
+		out[i] = NewScheduleView(sc)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"schedules": out})
 	return nil
@@ -90,7 +92,7 @@ func (s *Server) putSchedule(w http.ResponseWriter, r *http.Request, p *principa
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"schedule": newScheduleView(saved)})
+	writeJSON(w, http.StatusOK, map[string]any{"schedule": NewScheduleView(saved)})
 	return nil
 }
 

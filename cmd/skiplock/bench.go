@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -70,10 +71,10 @@ percentiles), insert (bulk insert rate). The last stdout line is
 			if err != nil {
 				return fmt.Errorf("bench %s: %w", o.Mode, err)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), res.Line())
-			return nil
+			return output(cmd, newBenchView(res), line("%s", res.Line()))
 		},
 	}
+	addJSONFlag(cmd)
 	f := cmd.Flags()
 	f.StringVar(&o.Mode, "mode", "drain", "drain, e2e, latency or insert")
 	f.IntVar(&o.Jobs, "jobs", bench.DefaultJobs, "jobs to drain or insert")
@@ -94,4 +95,26 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end")
 	return cmd
+}
+
+// benchView is a bench result in --json: the figures of the result line.
+type benchView struct {
+	Mode           string   `json:"mode"`
+	Jobs           int64    `json:"jobs"`
+	ElapsedSeconds float64  `json:"elapsed_seconds"`
+	JobsPerSec     float64  `json:"jobs_per_sec"`
+	P50Ms          float64  `json:"p50_ms"`
+	P95Ms          float64  `json:"p95_ms"`
+	P99Ms          float64  `json:"p99_ms"`
+	Extra          []string `json:"extra"`
+}
+
+func newBenchView(r bench.Result) benchView {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	extra := r.Extra
+	if extra == nil {
+		extra = []string{}
+	}
+	return benchView{Mode: r.Mode, Jobs: r.Jobs, ElapsedSeconds: r.Elapsed.Seconds(), JobsPerSec: r.JobsPerSec,
+		P50Ms: ms(r.P50), P95Ms: ms(r.P95), P99Ms: ms(r.P99), Extra: extra}
 }

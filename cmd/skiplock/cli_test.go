@@ -107,10 +107,10 @@ func TestCLIJobLifecycle(t *testing.T) {
 			if r := runCLI(t, url, "queues", "list"); !strings.Contains(r.stdout, "mail") || !strings.Contains(r.stdout, "true") {
 				t.Fatalf("queues list: %+v", r)
 			}
-			if r := runCLI(t, url, "jobs", "cancel", id); r.code != 0 || !strings.Contains(r.stdout, `"cancelled"`) {
+			if r := runCLI(t, url, "jobs", "cancel", id); r.code != 0 || !strings.HasPrefix(r.stdout, "job "+id+" cancelled: cancelled") {
 				t.Fatalf("cancel: %+v", r)
 			}
-			if r := runCLI(t, url, "jobs", "retry", id); r.code != 0 || !strings.Contains(r.stdout, `"pending"`) {
+			if r := runCLI(t, url, "jobs", "retry", id); r.code != 0 || !strings.HasPrefix(r.stdout, "job "+id+" retried: pending") {
 				t.Fatalf("retry: %+v", r)
 			}
 			dup := runCLI(t, url, "enqueue", "email", "--idempotency-key", "k")

@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +16,7 @@ func init() { extraCommands = append(extraCommands, newContractsCmd) }
 
 func newContractsCmd(*globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "contracts", Short: "Work with job contract files"}
-	cmd.AddCommand(&cobra.Command{
+	cmd.AddCommand(addJSONFlag(&cobra.Command{
 		Use:   "check FILE",
 		Short: "Validate a contract file and list its kinds",
 		Args:  cobra.ExactArgs(1),
@@ -25,26 +25,32 @@ func newContractsCmd(*globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintf(w, "%s: valid, %d kinds, strict=%v\n", args[0], len(set.Kinds()), set.Strict)
-			fmt.Fprintln(w, "KIND\tQUEUE\tPRIORITY\tMAX_RETRIES\tOPS\tUNIQUE")
-			for _, k := range set.Kinds() {
-				unique := "-"
-				if k.Unique != nil {
-					unique = k.Unique.Policy
-					if k.Unique.Window != "" {
-						unique += " " + k.Unique.Window
-					}
-				}
-				ops := strings.Join(k.Ops, ",")
-				if ops == "" {
-					ops = "-"
-				}
-				fmt.Fprintf(w, "%s\t%s\t%d\t%d\t%s\t%s\n", k.Kind, k.Queue, k.Priority, k.MaxRetries, ops, unique)
+			kinds := set.Kinds()
+			if kinds == nil {
+				kinds = []contract.KindInfo{}
 			}
-			return w.Flush()
+			answer := map[string]any{"file": args[0], "strict": set.Strict, "kinds": kinds}
+			return output(cmd, answer, func(w io.Writer) error {
+				fmt.Fprintf(w, "%s: valid, %d kinds, strict=%v\n", args[0], len(kinds), set.Strict)
+				t := newTable(w, "KIND", "QUEUE", "PRIORITY", "MAX_RETRIES", "OPS", "UNIQUE")
+				for _, k := range kinds {
+					unique := "-"
+					if k.Unique != nil {
+						unique = k.Unique.Policy
+						if k.Unique.Window != "" {
+							unique += " " + k.Unique.Window
+						}
+					}
+					ops := strings.Join(k.Ops, ",")
+					if ops == "" {
+						ops = "-"
+					}
+					t.row(k.Kind, k.Queue, k.Priority, k.MaxRetries, ops, unique)
+				}
+				return t.flush()
+			})
 		},
-	})
+	}))
 	return cmd
 }
 

@@ -65,7 +65,7 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return printJSON(cmd.OutOrStdout(), map[string]any{"job": jobView(res.Job), "duplicate": res.Duplicate})
+				return printJSON(cmd.OutOrStdout(), jobAnswer{Job: jobView(res.Job), Duplicate: res.Duplicate})
 			}
 			dup := ""
 			if res.Duplicate {

@@ -35,13 +35,16 @@ func TestCLIIDsPast2To31(t *testing.T) {
 		t.Fatalf("ids %d, %d, %d; want 2³¹-1 to 2³¹+1", first, second, third)
 	}
 	r := runCLI(t, url, "jobs", "list", "--json", "--cursor", strconv.FormatInt(third, 10))
-	var listed []struct {
-		ID        int64   `json:"id"`
-		DependsOn []int64 `json:"depends_on"`
+	var page struct {
+		Jobs []struct {
+			ID        int64   `json:"id"`
+			DependsOn []int64 `json:"depends_on"`
+		} `json:"jobs"`
 	}
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &listed) != nil {
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &page) != nil {
 		t.Fatalf("jobs list --cursor %d: %+v", third, r)
 	}
+	listed := page.Jobs
 	if len(listed) != 2 || listed[0].ID != second || listed[1].ID != first ||
 		!slices.Equal(listed[0].DependsOn, []int64{first}) {
 		t.Fatalf("jobs before %d: %+v, want %d (depending on %d) and %d", third, listed, second, first, first)

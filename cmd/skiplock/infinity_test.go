@@ -34,7 +34,7 @@ func TestCLIStoredInfinities(t *testing.T) {
 				}
 			}
 			rawExecURL(t, name, url, raw[name])
-			for _, args := range [][]string{{"jobs", "list", "--json"}, {"jobs", "show", "1"}, {"schedules", "list", "--json"},
+			for _, args := range [][]string{{"jobs", "list", "--json"}, {"jobs", "show", "1", "--json"}, {"schedules", "list", "--json"},
 				{"workflows", "show", "wf", "--json"}} {
 				r := runCLI(t, url, args...)
 				if r.code != 0 || !json.Valid([]byte(r.stdout)) {

@@ -3,20 +3,21 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/server"
 )
 
 func newJobsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "jobs", Short: "List, show, retry, cancel, pause, resume and delete jobs"}
 	cmd.AddCommand(newJobsListCmd(g))
-	show := func(use, short string, act func(*skiplock.Client, context.Context, int64) (*skiplock.JobRow, error)) *cobra.Command {
-		return &cobra.Command{Use: use + " ID", Short: short, Args: cobra.ExactArgs(1),
+	act := func(use, short, done string, do func(*skiplock.Client, context.Context, int64) (*skiplock.JobRow, error)) *cobra.Command {
+		return addJSONFlag(&cobra.Command{Use: use + " ID", Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				id, err := parseID(args[0])
 				if err != nil {
@@ -27,19 +28,23 @@ func newJobsCmd(g *globals) *cobra.Command {
 					return err
 				}
 				defer closeDB()
-				j, err := act(c, cmd.Context(), id)
+				j, err := do(c, cmd.Context(), id)
 				if err != nil {
 					return fmt.Errorf("job %d: %w", id, err)
 				}
-				return printJSON(cmd.OutOrStdout(), jobView(j))
-			}}
+				human := jobDetail(j)
+				if done != "" {
+					human = line("job %d %s: %s", j.ID, done, attemptText(j))
+				}
+				return output(cmd, jobAnswer{Job: jobView(j)}, human)
+			}})
 	}
 	cmd.AddCommand(
-		show("show", "Show a job as JSON", (*skiplock.Client).JobGet),
-		withBulk(g, skiplock.BulkRetry, show("retry", "Return a failed or cancelled job (or a selection) to pending", (*skiplock.Client).JobRetry)),
-		withBulk(g, skiplock.BulkCancel, show("cancel", "Cancel a job or a selection (a running one ends when its worker stops)", (*skiplock.Client).JobCancel)),
-		show("pause", "Hold a job that is not running yet", (*skiplock.Client).JobPause),
-		show("resume", "Release a paused job", (*skiplock.Client).JobResume),
+		act("show", "Show a job", "", (*skiplock.Client).JobGet),
+		withBulk(g, skiplock.BulkRetry, act("retry", "Return a failed or cancelled job (or a selection) to pending", "retried", (*skiplock.Client).JobRetry)),
+		withBulk(g, skiplock.BulkCancel, act("cancel", "Cancel a job or a selection (a running one ends when its worker stops)", "cancelled", (*skiplock.Client).JobCancel)),
+		act("pause", "Hold a job that is not running yet", "paused", (*skiplock.Client).JobPause),
+		act("resume", "Release a paused job", "resumed", (*skiplock.Client).JobResume),
 		newJobsDeleteCmd(g),
 	)
 	return cmd
@@ -64,7 +69,6 @@ func newJobsListCmd(g *globals) *cobra.Command {
 		p      skiplock.JobListParams
 		states []string
 		tenant string
-		asJSON bool
 	)
 	cmd := &cobra.Command{Use: "list", Short: "List jobs, newest first, live and archived", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -86,24 +90,24 @@ func newJobsListCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeDB()
-			jobs, err := c.JobList(cmd.Context(), p)
+			page, err := server.ListJobs(cmd.Context(), c, p)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				views := make([]any, len(jobs))
-				for i, j := range jobs {
-					views[i] = jobView(j)
+			return output(cmd, page, func(w io.Writer) error {
+				t := newTable(w, "ID", "KIND", "QUEUE", "STATE", "ATTEMPT", "PRIORITY", "RUN_AT")
+				for _, j := range page.Jobs {
+					t.row(j.ID, j.Kind, j.Queue, j.State, fmt.Sprintf("%d/%d", j.Attempt, j.MaxRetries+1), j.Priority,
+						j.RunAt.Format(time.RFC3339))
 				}
-				return printJSON(cmd.OutOrStdout(), views)
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tKIND\tQUEUE\tSTATE\tATTEMPT\tPRIORITY\tRUN_AT")
-			for _, j := range jobs {
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%d/%d\t%d\t%s\n", j.ID, j.Kind, j.Queue, j.State, j.Attempt,
-					j.MaxRetries+1, j.Priority, j.RunAt.Format(time.RFC3339))
-			}
-			return w.Flush()
+				if err := t.flush(); err != nil {
+					return err
+				}
+				if page.NextCursor != "" {
+					_, err = fmt.Fprintf(w, "next page: --cursor %s\n", page.NextCursor)
+				}
+				return err
+			})
 		}}
 	f := cmd.Flags()
 	f.StringSliceVar(&states, "state", nil, "only these states (repeatable or comma-separated)")
@@ -113,6 +117,5 @@ func newJobsListCmd(g *globals) *cobra.Command {
 	f.StringVar(&p.WorkflowID, "workflow-id", "", "only this workflow")
 	f.IntVar(&p.Limit, "limit", 50, "at most this many")
 	f.Int64Var(&p.BeforeID, "cursor", 0, "list jobs older than this id (the last id of the previous page)")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+	return addJSONFlag(cmd)
 }

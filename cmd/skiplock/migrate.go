@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/driver"
 )
 
@@ -41,14 +43,16 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			if len(done) == 0 {
-				fmt.Fprintf(out, "migrate %s: nothing to do\n", name)
-			}
-			for _, s := range done {
-				fmt.Fprintf(out, "migrate %s: %03d_%s\n", name, s.Version, s.Name)
-			}
-			return nil
+			key := map[string]string{"up": "applied", "down": "reverted"}[name]
+			return output(cmd, map[string]any{key: migrationViews(done)}, func(w io.Writer) error {
+				if len(done) == 0 {
+					fmt.Fprintf(w, "migrate %s: nothing to do\n", name)
+				}
+				for _, s := range done {
+					fmt.Fprintf(w, "migrate %s: %03d_%s\n", name, s.Version, s.Name)
+				}
+				return nil
+			})
 		}
 	}
 	up := &cobra.Command{Use: "up", Short: "Apply pending migrations (all, or --steps N)", Args: cobra.NoArgs, RunE: run("up")}
@@ -66,15 +70,37 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, s := range all {
-				at := "pending"
-				if s.Applied != nil {
-					at = "applied " + s.Applied.Format(time.RFC3339)
+			return output(cmd, map[string]any{"migrations": migrationViews(all)}, func(w io.Writer) error {
+				t := newTable(w, "VERSION", "NAME", "APPLIED")
+				for _, s := range all {
+					at := "pending"
+					if s.Applied != nil {
+						at = s.Applied.Format(time.RFC3339)
+					}
+					t.row(fmt.Sprintf("%03d", s.Version), s.Name, at)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%03d_%s\t%s\n", s.Version, s.Name, at)
-			}
-			return nil
+				return t.flush()
+			})
 		}}
-	cmd.AddCommand(up, down, status)
+	cmd.AddCommand(addJSONFlag(up), addJSONFlag(down), addJSONFlag(status))
 	return cmd
+}
+
+// migrationView is a migration in --json: applied_at is null while pending.
+type migrationView struct {
+	Version   int        `json:"version"`
+	Name      string     `json:"name"`
+	AppliedAt *time.Time `json:"applied_at"`
+}
+
+func migrationViews(ms []driver.Migration) []migrationView {
+	out := make([]migrationView, len(ms))
+	for i, m := range ms {
+		out[i] = migrationView{Version: m.Version, Name: m.Name}
+		if m.Applied != nil {
+			at := skiplock.ViewTime(*m.Applied)
+			out[i].AppliedAt = &at
+		}
+	}
+	return out
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
-	"text/tabwriter"
+	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/server"
 )
 
 func newQueuesCmd(g *globals) *cobra.Command {
@@ -23,15 +25,20 @@ func newQueuesCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "QUEUE\tPAUSED\tPENDING\tSCHEDULED\tRUNNING\tWAITING\tOLDEST_PENDING")
-			for _, q := range queues {
-				fmt.Fprintf(w, "%s\t%v\t%d\t%d\t%d\t%d\t%s\n", q.Name, q.Paused, q.Counts[skiplock.StatePending],
-					q.Counts[skiplock.StateScheduled], q.Counts[skiplock.StateRunning], q.Counts[skiplock.StateWaiting],
-					q.OldestPendingAge.Round(1e9))
+			views := make([]server.QueueView, len(queues))
+			for i, q := range queues {
+				views[i] = server.NewQueueView(q)
 			}
-			return w.Flush()
+			return output(cmd, map[string]any{"queues": views}, func(w io.Writer) error {
+				t := newTable(w, "QUEUE", "PAUSED", "PENDING", "SCHEDULED", "RUNNING", "WAITING", "OLDEST_PENDING")
+				for _, q := range queues {
+					t.row(q.Name, q.Paused, q.Counts[skiplock.StatePending], q.Counts[skiplock.StateScheduled],
+						q.Counts[skiplock.StateRunning], q.Counts[skiplock.StateWaiting], q.OldestPendingAge.Round(time.Second))
+				}
+				return t.flush()
+			})
 		}}
+	addJSONFlag(list)
 	act := func(use, short string, pause bool) *cobra.Command {
 		var create bool
 		c := &cobra.Command{Use: use + " QUEUE", Short: short, Args: cobra.ExactArgs(1),
@@ -39,7 +46,7 @@ func newQueuesCmd(g *globals) *cobra.Command {
 				return queueAction(cmd, g, args[0], pause, create)
 			}}
 		c.Flags().BoolVar(&create, "create", false, "make the queue when it has no settings and no jobs yet")
-		return c
+		return addJSONFlag(c)
 	}
 	cmd.AddCommand(list, act("pause", "Stop claims from a queue (running jobs finish)", true),
 		act("resume", "Let workers claim from a queue again", false))
@@ -70,10 +77,13 @@ func queueAction(cmd *cobra.Command, g *globals, name string, pause, create bool
 	if err != nil {
 		return err
 	}
+	view, err := server.QueueAfter(cmd.Context(), c, name, pause)
+	if err != nil {
+		return err
+	}
 	verb := "resumed"
 	if pause {
 		verb = "paused"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "queue %s %s\n", name, verb)
-	return nil
+	return output(cmd, map[string]any{"queue": view}, line("queue %s %s", name, verb))
 }

@@ -29,18 +29,45 @@ func newRootCmd() *cobra.Command {
 		Short:         "A durable job queue in the database you already run",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       currentBuild().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.databaseURL, "database-url", "",
 		"database: postgres://…, sqlite:PATH or PATH.db (env SKIPLOCK_DATABASE_URL; default skiplock.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
-	root.AddCommand(newMigrateCmd(g), newEnqueueCmd(g), newJobsCmd(g), newQueuesCmd(g))
+	root.AddCommand(newMigrateCmd(g), newEnqueueCmd(g), newJobsCmd(g), newQueuesCmd(g), newVersionCmd(g))
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))
 	}
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
+	refuseUnknown(root)
 	return root
+}
+
+// refuseUnknown makes each command group (skiplock, skiplock jobs, …) refuse
+// an unknown subcommand with a usage error and a suggestion; cobra would
+// print the group's help and exit 0, so that `skiplock jobs lst` seemed
+// to work.
+func refuseUnknown(c *cobra.Command) {
+	if !c.HasSubCommands() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs // validated by RunE, with suggestions
+	c.SuggestionsMinimumDistance = 2
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			return usagef("unknown command %q for %q; did you mean %q?", args[0], cmd.CommandPath(), s[0])
+		}
+		return usagef("unknown command %q for %q; see '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+	}
+	for _, sub := range c.Commands() {
+		refuseUnknown(sub)
+	}
 }
 
 // extraCommands are added by the files that define them (serve, worker, …).

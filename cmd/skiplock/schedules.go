@@ -3,39 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/server"
 )
 
 func init() { extraCommands = append(extraCommands, newSchedulesCmd) }
-
-// scheduleView is a schedule as the CLI (and API) shows it.
-type scheduleView struct {
-	Key          string          `json:"key"`
-	Tenant       string          `json:"tenant"`
-	Kind         string          `json:"kind"`
-	Queue        string          `json:"queue"`
-	Payload      json.RawMessage `json:"payload"`
-	Every        string          `json:"every"`
-	EverySeconds float64         `json:"every_seconds"`
-	NextRunAt    time.Time       `json:"next_run_at"`
-	CreatedAt    time.Time       `json:"created_at"`
-	UpdatedAt    time.Time       `json:"updated_at"`
-}
-
-func newScheduleView(s *skiplock.Schedule) scheduleView {
-	payload := json.RawMessage(s.Payload)
-	if len(payload) == 0 {
-		payload = json.RawMessage("{}")
-	}
-	return scheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
-		Every: s.Every.String(), EverySeconds: s.Every.Seconds(), NextRunAt: skiplock.ViewTime(s.NextRunAt),
-		CreatedAt: skiplock.ViewTime(s.CreatedAt), UpdatedAt: skiplock.ViewTime(s.UpdatedAt)}
-}
 
 func newSchedulesCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "schedules", Short: "List, add and remove recurring per-entity schedules"}
@@ -45,7 +22,6 @@ func newSchedulesCmd(g *globals) *cobra.Command {
 
 func newSchedulesListCmd(g *globals) *cobra.Command {
 	var tenant string
-	var asJSON bool
 	cmd := &cobra.Command{Use: "list", Short: "List schedules by tenant and key", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, closeDB, err := g.existingClient(cmd.Context())
@@ -61,30 +37,25 @@ func newSchedulesListCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				views := make([]scheduleView, len(list))
-				for i, s := range list {
-					views[i] = newScheduleView(s)
+			views := make([]server.ScheduleView, len(list))
+			for i, s := range list {
+				views[i] = server.NewScheduleView(s)
+			}
+			return output(cmd, map[string]any{"schedules": views}, func(w io.Writer) error {
+				t := newTable(w, "TENANT", "KEY", "KIND", "QUEUE", "EVERY", "NEXT_RUN_AT")
+				for _, s := range list {
+					t.row(s.Tenant, s.Key, s.Kind, s.Queue, s.Every, s.NextRunAt.Format(time.RFC3339))
 				}
-				return printJSON(cmd.OutOrStdout(), views)
-			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "TENANT\tKEY\tKIND\tQUEUE\tEVERY\tNEXT_RUN_AT")
-			for _, s := range list {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Tenant, s.Key, s.Kind, s.Queue, s.Every,
-					s.NextRunAt.Format(time.RFC3339))
-			}
-			return w.Flush()
+				return t.flush()
+			})
 		}}
 	cmd.Flags().StringVar(&tenant, "tenant", "", "only this tenant")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+	return addJSONFlag(cmd)
 }
 
 func newSchedulesAddCmd(g *globals) *cobra.Command {
 	var s skiplock.Schedule
 	var payload, nextRunAt string
-	var asJSON bool
 	cmd := &cobra.Command{Use: "add KEY", Short: "Add or replace the schedule KEY of a tenant",
 		Example: `  skiplock schedules add video:abc123 --kind track_video --every 6h --payload '{"video_id":"abc123"}'`,
 		Args:    cobra.ExactArgs(1),
@@ -125,12 +96,9 @@ func newSchedulesAddCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), newScheduleView(saved))
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "schedule %s: %s every %s, next run %s\n", saved.Key, saved.Kind, saved.Every,
-				saved.NextRunAt.Format(time.RFC3339))
-			return nil
+			return output(cmd, map[string]any{"schedule": server.NewScheduleView(saved)},
+				line("schedule %s: %s every %s, next run %s", saved.Key, saved.Kind, saved.Every,
+					saved.NextRunAt.Format(time.RFC3339)))
 		}}
 	f := cmd.Flags()
 	f.StringVar(&s.Kind, "kind", "", "kind of the jobs (required)")
@@ -139,8 +107,7 @@ func newSchedulesAddCmd(g *globals) *cobra.Command {
 	f.StringVar(&s.Queue, "queue", skiplock.DefaultQueue, "queue of the jobs")
 	f.StringVar(&s.Tenant, "tenant", "", "tenant owning the schedule")
 	f.StringVar(&nextRunAt, "next-run-at", "", "first run, RFC 3339, from 1970 to 9999 in UTC (default now)")
-	f.BoolVar(&asJSON, "json", false, "print JSON")
-	return cmd
+	return addJSONFlag(cmd)
 }
 
 func newSchedulesRemoveCmd(g *globals) *cobra.Command {
@@ -155,9 +122,9 @@ func newSchedulesRemoveCmd(g *globals) *cobra.Command {
 			if err := c.ScheduleDelete(cmd.Context(), tenant, args[0]); err != nil {
 				return fmt.Errorf("schedule %q (tenant %q): %w", args[0], tenant, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "schedule %s removed\n", args[0])
-			return nil
+			return output(cmd, map[string]any{"deleted": true, "key": args[0], "tenant": tenant},
+				line("schedule %s removed", args[0]))
 		}}
 	cmd.Flags().StringVar(&tenant, "tenant", "", "tenant owning the schedule")
-	return cmd
+	return addJSONFlag(cmd)
 }

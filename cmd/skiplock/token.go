@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/server"
 )
@@ -64,12 +65,14 @@ once, alone on the last line of standard output.`,
 			if tenant != "" {
 				scope = "tenant " + strconv.Quote(tenant)
 			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "token %d created: role %s, %s; it is shown only now:\n", t.ID, t.Role, scope)
-			fmt.Fprintln(out, secret)
-			return nil
+			return output(cmd, map[string]any{"token": newTokenView(t), "secret": secret}, func(w io.Writer) error {
+				fmt.Fprintf(w, "token %d created: role %s, %s; it is shown only now:\n", t.ID, t.Role, scope)
+				_, err := fmt.Fprintln(w, secret)
+				return err
+			})
 		},
 	}
+	addJSONFlag(cmd)
 	cmd.Flags().StringVar(&role, "role", "", "admin, producer, worker or viewer (required)")
 	cmd.Flags().StringVar(&tenant, "tenant", "", "scope the token to this tenant")
 	cmd.Flags().StringVar(&name, "name", "", "a name to recognise the token by")
@@ -77,7 +80,7 @@ once, alone on the last line of standard output.`,
 }
 
 func newTokenListCmd(g *globals) *cobra.Command {
-	return &cobra.Command{Use: "list", Short: "List tokens (never their secrets)", Args: cobra.NoArgs,
+	return addJSONFlag(&cobra.Command{Use: "list", Short: "List tokens (never their secrets)", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			db, err := g.openExisting(cmd.Context())
 			if err != nil {
@@ -88,17 +91,22 @@ func newTokenListCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("list tokens: %w", err)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "ID\tNAME\tROLE\tTENANT\tCREATED")
-			for _, t := range tokens {
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\n", t.ID, t.Name, t.Role, t.Tenant, t.CreatedAt.Format(time.RFC3339))
+			views := make([]tokenView, len(tokens))
+			for i, t := range tokens {
+				views[i] = newTokenView(t)
 			}
-			return w.Flush()
-		}}
+			return output(cmd, map[string]any{"tokens": views}, func(w io.Writer) error {
+				t := newTable(w, "ID", "NAME", "ROLE", "TENANT", "CREATED")
+				for _, v := range views {
+					t.row(v.ID, v.Name, v.Role, v.Tenant, v.CreatedAt.Format(time.RFC3339))
+				}
+				return t.flush()
+			})
+		}})
 }
 
 func newTokenRevokeCmd(g *globals) *cobra.Command {
-	return &cobra.Command{Use: "revoke ID", Short: "Revoke a token", Args: cobra.ExactArgs(1),
+	return addJSONFlag(&cobra.Command{Use: "revoke ID", Short: "Revoke a token", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := strconv.ParseInt(args[0], 10, 64)
 			if err != nil || id <= 0 {
@@ -112,7 +120,19 @@ func newTokenRevokeCmd(g *globals) *cobra.Command {
 			if err := db.Driver.TokenDelete(cmd.Context(), id); err != nil {
 				return fmt.Errorf("revoke token %d: %w", id, err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "token %d revoked\n", id)
-			return nil
-		}}
+			return output(cmd, map[string]any{"revoked": true, "id": id}, line("token %d revoked", id))
+		}})
+}
+
+// tokenView is a token in --json; its secret is never stored.
+type tokenView struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	Role      string    `json:"role"`
+	Tenant    string    `json:"tenant"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func newTokenView(t *driver.Token) tokenView {
+	return tokenView{ID: t.ID, Name: t.Name, Role: t.Role, Tenant: t.Tenant, CreatedAt: skiplock.ViewTime(t.CreatedAt)}
 }

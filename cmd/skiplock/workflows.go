@@ -2,16 +2,17 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/skiplock/skiplock/server"
 )
 
 func init() { extraCommands = append(extraCommands, newWorkflowsCmd) }
 
 func newWorkflowsCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "workflows", Short: "Show workflows: the jobs of one workflow id, by stage"}
-	var asJSON bool
 	show := &cobra.Command{Use: "show ID", Short: "Show a workflow's stages, jobs and overall status",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -23,34 +24,34 @@ func newWorkflowsCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer closeDB()
-			v, err := c.Workflow(cmd.Context(), args[0])
+			v, err := server.LoadWorkflow(cmd.Context(), c, args[0], nil)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), v)
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "workflow %s: %s", v.ID, v.Status)
-			if v.CurrentStage != "" {
-				fmt.Fprintf(out, " (stage %s)", v.CurrentStage)
-			}
-			fmt.Fprintln(out)
-			w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "STAGE\tJOB\tKIND\tSTATE\tATTEMPT\tPROGRESS\tMESSAGE")
-			for _, s := range v.Stages {
-				for _, j := range s.Jobs {
-					msg := j.ProgressMessage
-					if j.LastError != nil && j.State.Finished() && j.State != "completed" {
-						msg = *j.LastError
-					}
-					fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d/%d\t%d%%\t%s\n", s.Name, j.ID, j.Kind, j.State, j.Attempt,
-						j.MaxRetries+1, j.Progress, oneLine(msg))
-				}
-			}
-			return w.Flush()
+			return output(cmd, v, func(w io.Writer) error { return printWorkflow(w, v) })
 		}}
-	show.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(show)
+	cmd.AddCommand(addJSONFlag(show))
 	return cmd
+}
+
+// printWorkflow is the human form of a workflow: a summary line, then a
+// table of its jobs by stage.
+func printWorkflow(w io.Writer, v *server.WorkflowAnswer) error {
+	fmt.Fprintf(w, "workflow %s: %s", v.WorkflowID, v.State)
+	if v.CurrentStage != "" {
+		fmt.Fprintf(w, " (stage %s)", v.CurrentStage)
+	}
+	fmt.Fprintln(w)
+	t := newTable(w, "STAGE", "JOB", "KIND", "STATE", "ATTEMPT", "PROGRESS", "MESSAGE")
+	for _, s := range v.Stages {
+		for _, j := range s.Jobs {
+			msg := j.ProgressMessage
+			if j.LastError != nil && j.State.Finished() && j.State != "completed" {
+				msg = *j.LastError
+			}
+			t.row(s.Name, j.ID, j.Kind, j.State, fmt.Sprintf("%d/%d", j.Attempt, j.MaxRetries+1),
+				fmt.Sprintf("%d%%", j.Progress), msg)
+		}
+	}
+	return t.flush()
 }
