@@ -15,6 +15,9 @@ func (c *Client) JobGet(ctx context.Context, id int64) (*JobRow, error) {
 // JobListParams filters JobList; see driver.ListParams.
 type JobListParams = driver.ListParams
 
+// MaxJobListLimit is the most jobs one JobList answers.
+const MaxJobListLimit = 10000
+
 // JobList answers jobs newest first, live and archived. The last job's id
 // is the cursor (BeforeID) of the next page.
 func (c *Client) JobList(ctx context.Context, p JobListParams) ([]*JobRow, error) {
@@ -23,8 +26,8 @@ func (c *Client) JobList(ctx context.Context, p JobListParams) ([]*JobRow, error
 			return nil, invalid("state", "unknown state %q", s)
 		}
 	}
-	if p.Limit < 0 || p.Limit > 10000 {
-		return nil, invalid("limit", "must be between 1 and 10000, got %d", p.Limit)
+	if p.Limit < 0 || p.Limit > MaxJobListLimit {
+		return nil, invalid("limit", "must be between 1 and %d, got %d", MaxJobListLimit, p.Limit)
 	}
 	return c.driver.JobList(ctx, p)
 }

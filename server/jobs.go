@@ -192,13 +192,15 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, p *principal) 
 // same): next_cursor is "" on the last page.
 func ListJobs(ctx context.Context, c *skiplock.Client, lp skiplock.JobListParams) (*JobListAnswer, error) {
 	limit := lp.Limit
-	lp.Limit = limit + 1 // one more tells whether there is a next page
+	// One more tells whether there is a next page; at the library's bound a
+	// full page says there may be one.
+	lp.Limit = min(limit+1, skiplock.MaxJobListLimit)
 	jobs, err := c.JobList(ctx, lp)
 	if err != nil {
 		return nil, err
 	}
 	out := &JobListAnswer{}
-	if len(jobs) > limit {
+	if len(jobs) > limit || len(jobs) == lp.Limit {
 		jobs = jobs[:limit]
 		out.NextCursor = strconv.FormatInt(jobs[limit-1].ID, 10)
 	}

@@ -51,7 +51,7 @@ func TestCLIJobsBulk(t *testing.T) {
 			refused("job 3: job is in the wrong state", "jobs", "retry", "3")
 			refused("job 1: not found", "jobs", "retry", "1") // deleted
 			r := runCLI(t, url, "jobs", "cancel", "3")
-			if r.code != 0 || !strings.Contains(r.stdout, `"state": "cancelled"`) {
+			if r.code != 0 || !strings.HasPrefix(r.stdout, "job 3 cancelled: cancelled") {
 				t.Fatalf("cancel by id: %+v", r)
 			}
 		})

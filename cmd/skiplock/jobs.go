@@ -82,8 +82,8 @@ func newJobsListCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("tenant") {
 				p.Tenant = &tenant
 			}
-			if p.Limit < 1 || p.Limit > 10000 {
-				return usagef("--limit: must be between 1 and 10000, got %d", p.Limit)
+			if p.Limit < 1 || p.Limit > skiplock.MaxJobListLimit {
+				return usagef("--limit: must be between 1 and %d, got %d", skiplock.MaxJobListLimit, p.Limit)
 			}
 			c, closeDB, err := g.existingClient(cmd.Context())
 			if err != nil {

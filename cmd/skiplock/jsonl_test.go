@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,11 +22,20 @@ func writeJSONL(t *testing.T, lines ...string) string {
 // countJobs answers how many jobs `jobs list` shows.
 func countJobs(t *testing.T, url string) int {
 	t.Helper()
-	r := runCLI(t, url, "jobs", "list", "--limit", "10000")
-	if r.code != 0 {
+	return listedJobs(t, url, "--limit", "10000")
+}
+
+// listedJobs answers how many jobs `jobs list --json` shows with args.
+func listedJobs(t *testing.T, url string, args ...string) int {
+	t.Helper()
+	r := runCLI(t, url, append([]string{"jobs", "list", "--json"}, args...)...)
+	var page struct {
+		Jobs []json.RawMessage `json:"jobs"`
+	}
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &page) != nil {
 		t.Fatalf("jobs list: %+v", r)
 	}
-	return strings.Count(r.stdout, "\n") - 1
+	return len(page.Jobs)
 }
 
 func TestCLIEnqueueJSONL(t *testing.T) {
@@ -64,8 +74,7 @@ func TestCLIEnqueueJSONL(t *testing.T) {
 			if r.code != 0 || !strings.HasPrefix(r.stdout, "inserted 20000 jobs in ") || strings.Contains(r.stdout+r.stderr, "\r") || r.stderr != "" {
 				t.Fatalf("20,000 lines: %+v", r)
 			}
-			r = runCLI(t, url, "jobs", "list", "--kind", "bulk", "--limit", "10000")
-			if n := strings.Count(r.stdout, "\n") - 1; n != 10000 {
+			if n := listedJobs(t, url, "--kind", "bulk", "--limit", "10000"); n != 10000 {
 				t.Fatalf("listed %d bulk jobs, want the limit 10000", n)
 			}
 		})

@@ -237,7 +237,7 @@ func TestCLIAdminOutput(t *testing.T) {
 		Strict *bool            `json:"strict"`
 		Kinds  []map[string]any `json:"kinds"`
 	}
-	file, err := filepath.Abs(filepath.Join("..", "..", "examples", "contracts", "seed001-unified-queue.yaml"))
+	file, err := filepath.Abs(filepath.Join("..", "..", "examples", "contracts", "unified-queue.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
