@@ -233,10 +233,15 @@ func (c *Client) flushed(batch []driver.CompleteParams, completed []int64) {
 }
 
 func (c *Client) wakeLocal(queue string) {
-	if ps := c.producers.Load(); ps != nil {
-		if p := (*ps)[queue]; p != nil {
+	ps := c.producers.Load()
+	switch {
+	case ps == nil:
+	case queue == "": // every queue (the listener has just started listening)
+		for _, p := range *ps {
 			p.wakeUp()
 		}
+	case (*ps)[queue] != nil:
+		(*ps)[queue].wakeUp()
 	}
 }
 

@@ -230,7 +230,9 @@ type Notifier interface {
 	// NotifyCancel tells listeners that a running job was asked to cancel.
 	NotifyCancel(ctx context.Context, id int64) error
 	// Listen delivers notifications until ctx ends; onInsert gets a queue
-	// name, onCancel a job id. It returns when ctx ends or the connection
-	// fails (the caller listens again).
+	// name, onCancel a job id. Once it listens it calls onInsert with ""
+	// (every queue): jobs inserted before, or while a failed connection was
+	// down, sent wake-ups nobody heard. It returns when ctx ends or the
+	// connection fails (the caller listens again).
 	Listen(ctx context.Context, onInsert func(queue string), onCancel func(id int64)) error
 }

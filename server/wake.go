@@ -27,7 +27,12 @@ func (w *queueWaker) wait(queue string) <-chan struct{} {
 	return ch
 }
 
+// wake wakes the long polls on queue; "" wakes them all.
 func (w *queueWaker) wake(queue string) {
+	if queue == "" {
+		w.wakeAll()
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if ch := w.chans[queue]; ch != nil {

@@ -192,7 +192,16 @@ var _ = add("NotifierDeliversWakeUpsAndCancels", func(e *env) {
 	go func() {
 		done <- e.d.Notifier().Listen(ctx, func(q string) { inserts <- q }, func(id int64) { cancels <- id })
 	}()
-	// The listener may not be listening yet: send until it hears.
+	// Once listening, it wakes every queue: what was inserted before it
+	// listened woke nobody.
+	select {
+	case q := <-inserts:
+		if q != "" {
+			e.t.Fatalf("first wake-up %q, want \"\" (every queue)", q)
+		}
+	case <-time.After(10 * time.Second):
+		e.t.Fatal("the listener never said it listens")
+	}
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(10 * time.Second)

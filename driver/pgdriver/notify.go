@@ -69,6 +69,7 @@ func (n *notifier) Listen(ctx context.Context, onInsert func(string), onCancel f
 			return err
 		}
 	}
+	onInsert("") // what was inserted before this LISTEN woke nobody
 	for {
 		note, err := conn.Conn().WaitForNotification(ctx)
 		if err != nil {

@@ -111,6 +111,9 @@ func TestNotifyWakesOtherPools(t *testing.T) {
 		}
 		select {
 		case q := <-heard:
+			if q == "" {
+				continue // listening: every queue may have work
+			}
 			if q != "media" {
 				t.Fatalf("heard %q", q)
 			}

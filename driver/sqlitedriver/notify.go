@@ -96,6 +96,7 @@ func (n notifier) Listen(ctx context.Context, onInsert func(queue string), onCan
 		delete(n.h.listeners, l)
 		n.h.mu.Unlock()
 	}()
+	onInsert("") // what was inserted before this listener joined woke nobody
 	for {
 		select {
 		case <-ctx.Done():

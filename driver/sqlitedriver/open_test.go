@@ -118,6 +118,9 @@ func TestDriversOnOneFileWakeEachOther(t *testing.T) {
 		}
 		select {
 		case q := <-heard:
+			if q == "" {
+				continue // listening: every queue may have work
+			}
 			if q != "media" {
 				t.Fatalf("heard %q", q)
 			}
