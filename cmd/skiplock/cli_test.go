@@ -51,6 +51,12 @@ func runCLI(t *testing.T, url string, args ...string) cliResult {
 	t.Helper()
 	cmd := exec.Command(cli(t), append(args, "--database-url", url)...)
 	cmd.Dir = t.TempDir()
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and answers its exit code and output.
+func runCmd(t *testing.T, cmd *exec.Cmd) cliResult {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,16 +19,7 @@ func runCLIIn(t *testing.T, dir string, args ...string) cliResult {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return cliResult{code: code, stdout: out.String(), stderr: errOut.String()}
+	return runCmd(t, cmd)
 }
 
 // wantUsage checks exit 2 and one line on stderr holding every want.

@@ -16,16 +16,7 @@ func runCLIStdin(t *testing.T, dir, url string, r io.Reader, args ...string) cli
 	t.Helper()
 	cmd := exec.Command(cli(t), append(args, "--database-url", url)...)
 	cmd.Dir, cmd.Stdin = dir, r
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return cliResult{code: code, stdout: out.String(), stderr: errOut.String()}
+	return runCmd(t, cmd)
 }
 
 func enqueuedPayload(t *testing.T, r cliResult) string {
