@@ -178,3 +178,31 @@ func TestStopDuringOutageHonoursContext(t *testing.T) {
 		})
 	}
 }
+
+// A job cancelled while it runs records its attempt as cancelled, not to
+// be retried.
+func TestCancelledJobRecordsCancelled(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 1)
+	b := setup(t, func(ctx context.Context, _ *skiplock.Job[sleepArgs]) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	}, nil)
+	b.start(t)
+	res, err := b.client.Insert(b.ctx, sleepArgs{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if _, err := b.client.JobCancel(b.ctx, res.Job.ID); err != nil {
+		t.Fatal(err)
+	}
+	j := waitState(t, b, res.Job.ID, skiplock.StateCancelled)
+	if len(j.Errors) != 1 {
+		t.Fatalf("errors %+v, want one", j.Errors)
+	}
+	if e := j.Errors[0]; e.Type != "cancelled" || e.Retryable {
+		t.Fatalf("error type %q retryable %v, want \"cancelled\" and false", e.Type, e.Retryable)
+	}
+}
