@@ -3,6 +3,7 @@ package skiplock_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -204,5 +205,42 @@ func TestCancelledJobRecordsCancelled(t *testing.T) {
 	}
 	if e := j.Errors[0]; e.Type != "cancelled" || e.Retryable {
 		t.Fatalf("error type %q retryable %v, want \"cancelled\" and false", e.Type, e.Retryable)
+	}
+}
+
+// notifyFailDriver fails every wake-up sent inside a caller's transaction.
+type notifyFailDriver struct{ driver.Driver }
+
+type notifyFailExec struct{ driver.Executor }
+
+func (notifyFailExec) QueueNotify(context.Context, []string) error {
+	return errors.New("notify refused")
+}
+
+func (d notifyFailDriver) UnwrapTx(tx any) (driver.Executor, error) {
+	exec, err := d.Driver.UnwrapTx(tx)
+	if err != nil {
+		return nil, err
+	}
+	return notifyFailExec{exec}, nil
+}
+
+// A wake-up that fails in the caller's transaction reaches the caller.
+func TestInsertTxReportsFailedNotify(t *testing.T) {
+	t.Parallel()
+	sq := sqlitetest.New(t)
+	client, err := skiplock.NewClient(notifyFailDriver{sq}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tx, err := sq.DB().BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := client.InsertTx(ctx, tx, sleepArgs{}, nil); err == nil || !strings.Contains(err.Error(), "notify refused") {
+		t.Fatalf("InsertTx with a failing NOTIFY: %v, want the failure", err)
 	}
 }
