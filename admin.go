@@ -175,6 +175,8 @@ func (c *Client) insertNext(ctx context.Context, exec driver.Executor, parent *J
 	if err != nil {
 		return nil, err
 	}
-	c.wake.insertDone(exec, queues, false)
+	if err := c.wake.insertDone(exec, queues, false); err != nil {
+		return nil, err
+	}
 	return res, nil
 }

@@ -147,7 +147,9 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 		c.running.cancelAll(ErrStopping)
 	}
 	err := c.drain(ctx)
-	flushCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Bounded by ctx too: with the database down, the completions would
+	// hold Stop for ever; unflushed jobs run again after their leases.
+	flushCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if ferr := c.completer.Stop(flushCtx); ferr != nil && err == nil {
 		err = fmt.Errorf("skiplock: stop: flush completions: %w", ferr)

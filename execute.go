@@ -81,7 +81,7 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		return
 	}
 	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: err.Error(),
-		At: time.Now().UTC(), Retryable: !IsPermanent(err) && run.row.Attempt <= run.row.MaxRetries}
+		At: time.Now().UTC(), Retryable: !IsPermanent(err) && !errors.Is(err, ErrCancelled) && run.row.Attempt <= run.row.MaxRetries}
 	var pe *panicError
 	if errors.As(err, &pe) {
 		entry.Stack = pe.stack
@@ -164,6 +164,8 @@ func errorType(err error) string {
 	switch {
 	case errors.As(err, &pe):
 		return "panic"
+	case errors.Is(err, ErrCancelled): // its own, not the worker's wrapping of it
+		return "cancelled"
 	case errors.Is(err, context.DeadlineExceeded):
 		return "timeout"
 	}

@@ -83,7 +83,9 @@ func (c *Client) insertOn(ctx context.Context, exec driver.Executor, args JobArg
 	if err != nil {
 		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
 	}
-	c.wake.insertDone(exec, []string{p.Queue}, committed)
+	if err := c.wake.insertDone(exec, []string{p.Queue}, committed); err != nil {
+		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
+	}
 	return &InsertResult{Job: res[0].Job, Duplicate: res[0].Duplicate}, nil
 }
 
@@ -187,7 +189,9 @@ func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []In
 	for q := range queues {
 		names = append(names, q)
 	}
-	c.wake.insertDone(exec, names, committed)
+	if err := c.wake.insertDone(exec, names, committed); err != nil {
+		return nil, err
+	}
 	return ids, nil
 }
 

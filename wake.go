@@ -44,8 +44,9 @@ func newWaker(d driver.Driver, local func(string)) *waker {
 
 // insertDone is told of inserted jobs. Committed inserts wake this process's
 // workers at once; the others hear through the database (at commit, when
-// exec is the caller's transaction).
-func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool) {
+// exec is the caller's transaction). A wake-up that fails in the caller's
+// transaction is answered: that transaction may be unusable now.
+func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool) error {
 	if committed {
 		for _, q := range queues {
 			w.local(q)
@@ -77,23 +78,26 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 		go w.sendCounted(send)
 	default:
 		// In the caller's transaction, so that it goes out at commit.
-		w.send(exec, send)
+		if err := w.send(exec, send); err != nil {
+			return fmt.Errorf("wake workers of queues %v: %w", send, err)
+		}
 	}
+	return nil
 }
 
 // send notifies; a lost wake-up costs latency, not jobs: polling finds them.
-func (w *waker) send(exec driver.Executor, queues []string) {
+func (w *waker) send(exec driver.Executor, queues []string) error {
 	w.mu.Lock()
 	parent := w.sendCtx
 	w.mu.Unlock()
 	ctx, cancel := context.WithTimeout(parent, notifyTimeout)
 	defer cancel()
-	_ = exec.QueueNotify(ctx, queues)
+	return exec.QueueNotify(ctx, queues)
 }
 
 // sendCounted sends a wake-up that pending counts, and uncounts it.
 func (w *waker) sendCounted(queues []string) {
-	w.send(w.driver, queues)
+	_ = w.send(w.driver, queues) // outside any transaction: polling covers a loss
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.pending--; w.pending == 0 && w.idle != nil {

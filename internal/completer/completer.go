@@ -28,6 +28,14 @@ type Completer struct {
 	cfg  Config
 	in   chan driver.CompleteParams
 	done chan struct{}
+	// stopping, closed as Stop begins, frees Adds blocked on a full queue
+	// (a database that is down) so that Stop can close it.
+	stopping chan struct{}
+	// abandon, closed when Stop's ctx ends first, ends the flush loop
+	// without writing: the unflushed jobs run again after their leases.
+	abandon    context.Context
+	abandonNow context.CancelFunc
+	stopOnce   sync.Once
 
 	// mu guards closed: Add after Stop must not send on a closed channel.
 	mu     sync.RWMutex
@@ -42,29 +50,37 @@ func New(exec driver.JobStore, cfg Config) *Completer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Completer{exec: exec, cfg: cfg, in: make(chan driver.CompleteParams, cfg.BatchSize*4),
-		done: make(chan struct{})}
+	c := &Completer{exec: exec, cfg: cfg, in: make(chan driver.CompleteParams, cfg.BatchSize*4),
+		done: make(chan struct{}), stopping: make(chan struct{})}
+	c.abandon, c.abandonNow = context.WithCancel(context.Background())
+	return c
 }
 
 // Start runs the flush loop until Stop.
 func (c *Completer) Start() { go c.run() }
 
 // Add queues a completion; it blocks when the completer is behind, which
-// holds back the workers (backpressure). After Stop it answers false and the
-// job runs again once its lease expires.
+// holds back the workers (backpressure). Once Stop has begun it answers
+// false and the job runs again once its lease expires.
 func (c *Completer) Add(p driver.CompleteParams) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.closed {
 		return false
 	}
-	c.in <- p
-	return true
+	select {
+	case c.in <- p:
+		return true
+	case <-c.stopping:
+		return false
+	}
 }
 
 // Stop flushes what is queued and returns when done or when ctx ends (the
-// unflushed jobs then run again after their lease expires).
+// unflushed jobs then run again after their lease expires, and the flush
+// loop ends without writing them).
 func (c *Completer) Stop(ctx context.Context) error {
+	c.stopOnce.Do(func() { close(c.stopping) })
 	c.mu.Lock()
 	if !c.closed {
 		c.closed = true
@@ -75,6 +91,7 @@ func (c *Completer) Stop(ctx context.Context) error {
 	case <-c.done:
 		return nil
 	case <-ctx.Done():
+		c.abandonNow()
 		return ctx.Err()
 	}
 }
@@ -83,6 +100,9 @@ func (c *Completer) run() {
 	defer close(c.done)
 	batch := make([]driver.CompleteParams, 0, c.cfg.BatchSize)
 	for first := range c.in {
+		if c.isAbandoned() {
+			continue // drain: Stop has given up on these
+		}
 		batch = append(batch[:0], first)
 	gather:
 		for len(batch) < c.cfg.BatchSize {
@@ -100,14 +120,20 @@ func (c *Completer) run() {
 	}
 }
 
+func (c *Completer) isAbandoned() bool { return c.abandon.Err() != nil }
+
 // flush retries with backoff until the batch commits: leases keep the jobs
-// safe meanwhile, and giving up would only make them run again.
+// safe meanwhile, and giving up would only make them run again. It gives up
+// at once when Stop abandons the queue.
 func (c *Completer) flush(batch []driver.CompleteParams) {
 	wait := 50 * time.Millisecond
 	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(c.abandon, 30*time.Second)
 		ids, err := c.exec.JobCompleteMany(ctx, batch)
 		cancel()
+		if c.isAbandoned() {
+			return
+		}
 		if err == nil {
 			if c.cfg.OnFlushed != nil {
 				c.cfg.OnFlushed(batch, ids)
@@ -121,7 +147,11 @@ func (c *Completer) flush(batch []driver.CompleteParams) {
 			}
 			return
 		}
-		time.Sleep(wait)
+		select {
+		case <-c.abandon.Done():
+			return
+		case <-time.After(wait):
+		}
 		wait = min(wait*2, 5*time.Second)
 	}
 }
