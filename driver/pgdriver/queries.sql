@@ -92,7 +92,7 @@ WITH picked AS (
 UPDATE skiplock_jobs j
 SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = now(), heartbeat_at = now(),
     updated_at = now(),
-    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($3::text[], j.kind)], $6::float8))
+    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($11::text[], j.kind)], $6::float8))
 WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
 RETURNING {{cols j:}};
 
@@ -160,7 +160,9 @@ RETURNING {{cols}};
 UPDATE skiplock_jobs
 SET progress = coalesce($4, progress), progress_message = coalesce($5, progress_message),
     checkpoint = coalesce($6::jsonb, checkpoint), heartbeat_at = now(), updated_at = now(),
-    lease_until = CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) ELSE lease_until END
+    lease_until = CASE WHEN $7::float8 > 0
+        THEN now() + make_interval(secs => coalesce(($9::float8[])[array_position($8::text[], kind)], $7::float8))
+        ELSE lease_until END
 WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
 RETURNING id, lease_until, cancel_requested;
 

@@ -121,7 +121,9 @@ RETURNING {{cols}};
 UPDATE skiplock_jobs
 SET progress = coalesce(@progress, progress), progress_message = coalesce(@message, progress_message),
     checkpoint = coalesce(json(@checkpoint), checkpoint), heartbeat_at = @now, updated_at = @now,
-    lease_until = CASE WHEN @lease > 0 THEN @now + @lease ELSE lease_until END
+    lease_until = CASE WHEN @lease > 0
+        THEN @now + coalesce((SELECT l.value FROM json_each(@leases) l WHERE l.key = skiplock_jobs.kind), @lease)
+        ELSE lease_until END
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running'
 RETURNING id, lease_until, cancel_requested;
 
