@@ -49,6 +49,18 @@ RETURNING job_id, true;
 -- name: UniqueKeyHolder
 SELECT job_id FROM skiplock_unique_keys WHERE tenant = $1 AND key = $2;
 
+-- name: UniqueKeyPrune
+-- Window keys expired by $1 whose job is not live; a key being taken now is
+-- locked, and skipped.
+DELETE FROM skiplock_unique_keys k
+WHERE (k.tenant, k.key) IN (
+    SELECT u.tenant, u.key FROM skiplock_unique_keys u
+    WHERE u.expires_at <= $1
+      AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j
+                      WHERE j.id = u.job_id AND j.state NOT IN ('completed', 'failed', 'cancelled'))
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED);
+
 -- name: JobInsertWithID
 INSERT INTO skiplock_jobs (id, kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
