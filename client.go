@@ -25,6 +25,8 @@ type Client struct {
 	// policies are the lease, timeout and backoff of each worker's kind,
 	// settled once: worker options, then contract, then config.
 	policies map[string]kindPolicy
+	// leases are the kinds' own leases for claims and heartbeats from outside.
+	leases kindLeases
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
 	claimPlaces claimPlaces
 	health      writeHealth
@@ -59,6 +61,7 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 	for kind, w := range cfg.Workers.byKind {
 		c.policies[kind] = c.policyOf(kind, w.opts)
 	}
+	c.leases = c.leasesOfKinds()
 	c.running = newRunningSet(c)
 	c.wake = newWaker(drv, c.wakeLocal)
 	return c, nil
@@ -213,6 +216,7 @@ func (c *Client) elector() *maintenance.Elector {
 			})
 			leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
+			leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
 			if len(c.config.PeriodicJobs) > 0 {
 				leading.Go(func() { c.periodicEnqueuer().Run(ctx) })

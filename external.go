@@ -21,7 +21,8 @@ type ClaimParams struct {
 	Queue    string
 	WorkerID string
 	Max      int
-	// Lease of the claimed jobs (default Config.Lease).
+	// Lease of the claimed jobs (default: each job's kind's lease, from its
+	// worker options or contract, else Config.Lease).
 	Lease time.Duration
 	// Kinds limits the claim; empty means any kind.
 	Kinds []string
@@ -41,12 +42,15 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	case p.Lease < 0:
 		return nil, invalid("lease_seconds", "must not be negative")
 	}
-	lease := p.Lease
-	if lease == 0 {
-		lease = c.config.Lease
+	cp := driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds,
+		DefaultLease: p.Lease, Tenant: p.Tenant}
+	if p.Lease == 0 {
+		cp.DefaultLease, cp.LeaseKinds, cp.Leases = c.config.Lease, c.leases.kinds, c.leases.leases
+		if cp.LeaseKinds == nil {
+			cp.LeaseKinds = []string{} // not Kinds: the kinds filter has no leases
+		}
 	}
-	return c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds).claim(ctx, c.driver, driver.ClaimParams{Queue: p.Queue,
-		WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds, DefaultLease: lease, Tenant: p.Tenant})
+	return c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds).claim(ctx, c.driver, cp)
 }
 
 // HandBack returns jobs claimed for an external worker that never received
@@ -128,7 +132,9 @@ type HeartbeatParams struct {
 	WorkerID string
 	// Attempt is the claimed job's attempt; when set (> 0), a report for
 	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
-	Attempt         int
+	Attempt int
+	// Lease extends the lease from now (default: the job's kind's lease,
+	// from its worker options or contract, else Config.Lease).
 	Lease           time.Duration
 	Progress        *int
 	ProgressMessage *string
@@ -151,12 +157,13 @@ func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*H
 	if err != nil {
 		return nil, err
 	}
-	lease := p.Lease
-	if lease <= 0 {
-		lease = c.config.Lease
+	pp := driver.ProgressParams{HeldJob: h, Progress: p.Progress, ProgressMessage: p.ProgressMessage,
+		Checkpoint: p.Checkpoint, Lease: p.Lease}
+	if p.Lease <= 0 {
+		// The statement looks the job's kind up: no read before it.
+		pp.Lease, pp.LeaseKinds, pp.Leases = c.config.Lease, c.leases.kinds, c.leases.leases
 	}
-	res, err := c.driver.JobProgress(ctx, driver.ProgressParams{HeldJob: h, Progress: p.Progress,
-		ProgressMessage: p.ProgressMessage, Checkpoint: p.Checkpoint, Lease: lease})
+	res, err := c.driver.JobProgress(ctx, pp)
 	if err != nil {
 		return nil, c.refused(ctx, id, err)
 	}

@@ -186,6 +186,10 @@ type ArchiveStore interface {
 	// ArchivePrepare readies the archive to take jobs finished up to
 	// `until` (daily partitions on PostgreSQL).
 	ArchivePrepare(ctx context.Context, until time.Time) error
+	// UniqueKeyPrune deletes up to limit window keys that expired by
+	// `before` and whose job is not live (finished, or never inserted), and
+	// answers how many it deleted. A live job's key stays.
+	UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // Token is an API token; only the SHA-256 of its secret is stored.

@@ -149,9 +149,12 @@ type ClaimParams struct {
 	Max      int
 	// Kinds limits the claim to these kinds; empty means any kind.
 	Kinds []string
-	// Leases gives a lease per kind (same index as Kinds); DefaultLease
-	// applies to the rest.
-	Leases       []time.Duration
+	// Leases gives a lease per kind (same index as LeaseKinds, else as
+	// Kinds); DefaultLease applies to the rest.
+	Leases []time.Duration
+	// LeaseKinds, when set, names the kinds of Leases apart from Kinds, so
+	// that a claim of any kind still gives each kind its own lease.
+	LeaseKinds   []string
 	DefaultLease time.Duration
 	// Tenant, when set, limits the claim to that tenant's jobs.
 	Tenant *string
@@ -231,7 +234,11 @@ type ProgressParams struct {
 	Progress        *int
 	ProgressMessage *string
 	Checkpoint      json.RawMessage
-	Lease           time.Duration
+	// Lease > 0 extends the lease by Lease, or by the job's kind's entry in
+	// Leases (same index as LeaseKinds) when it has one.
+	Lease      time.Duration
+	LeaseKinds []string
+	Leases     []time.Duration
 }
 
 // ListParams filters a job listing; empty fields match everything. Jobs come

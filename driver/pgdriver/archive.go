@@ -111,3 +111,12 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 	}
 	return true, nil
 }
+
+// UniqueKeyPrune deletes a batch of expired window keys of jobs no longer live.
+func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
+	tag, err := e.q.Exec(ctx, q("UniqueKeyPrune"), before, limit)
+	if err != nil {
+		return 0, fmt.Errorf("prune unique keys: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
+}

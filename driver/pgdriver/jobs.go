@@ -44,20 +44,31 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 	return ids, err
 }
 
+// kindLeases are the arrays of kinds and their lease seconds that the claim
+// and progress statements look a job's kind up in; leaseKinds names the
+// leases when set, else kinds does.
+func kindLeases(kinds, leaseKinds []string, leases []time.Duration) ([]string, []float64) {
+	if leaseKinds != nil {
+		kinds = leaseKinds
+	}
+	secsOf := make([]float64, len(leases))
+	for i, l := range leases {
+		secsOf[i] = secs(l)
+	}
+	return kinds, secsOf
+}
+
 func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
 	kinds := p.Kinds
 	if kinds == nil {
 		kinds = []string{}
 	}
-	leases := make([]float64, len(p.Leases))
-	for i, l := range p.Leases {
-		leases[i] = secs(l)
-	}
+	leaseKinds, leases := kindLeases(kinds, p.LeaseKinds, p.Leases)
 	rank, runAt, id := -1, time.Time{}, int64(0) // before every job
 	if a := p.After; a != nil {
 		rank, runAt, id = 10-a.Priority, a.RunAt, a.ID
 	}
-	args := []any{p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant, rank, runAt, id}
+	args := []any{p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant, rank, runAt, id, leaseKinds}
 	var jobs []*driver.Job
 	read := func(rows pgx.Rows, err error) error {
 		if jobs, err = scanJobs(rows, err); err != nil {
@@ -309,8 +320,9 @@ var _ outcome.Store = executor{}
 
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
+	leaseKinds, leases := kindLeases([]string{}, p.LeaseKinds, p.Leases)
 	err := e.q.QueryRow(ctx, q("JobProgress"), p.ID, p.Attempt, p.WorkerID, p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease)).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
+		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
 	if err == pgx.ErrNoRows {
 		return nil, driver.ErrLeaseLost
 	}

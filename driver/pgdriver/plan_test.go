@@ -84,8 +84,8 @@ func byKeyAlone(plan string) bool {
 // vacuumed empty walked the table and probed the picked jobs for each row.
 func TestClaimGenericPlanFindsJobsByKey(t *testing.T) {
 	plans := genericPlans(t, "JobClaim",
-		"(text, text, text[], int, float8[], float8, text, int, timestamptz, bigint)",
-		"('q', 'w', '{}', 1000, '{}', 300, NULL, -1, '-infinity', 0)")
+		"(text, text, text[], int, float8[], float8, text, int, timestamptz, bigint, text[])",
+		"('q', 'w', '{}', 1000, '{}', 300, NULL, -1, '-infinity', 0, '{}')")
 	for when, plan := range plans {
 		if !byKeyAlone(plan) || !strings.Contains(plan, "Index Scan using skiplock_jobs_claim") ||
 			strings.Contains(plan, "Nested Loop") {

@@ -49,6 +49,18 @@ RETURNING job_id, true;
 -- name: UniqueKeyHolder
 SELECT job_id FROM skiplock_unique_keys WHERE tenant = $1 AND key = $2;
 
+-- name: UniqueKeyPrune
+-- Window keys expired by $1 whose job is not live; a key being taken now is
+-- locked, and skipped.
+DELETE FROM skiplock_unique_keys k
+WHERE (k.tenant, k.key) IN (
+    SELECT u.tenant, u.key FROM skiplock_unique_keys u
+    WHERE u.expires_at <= $1
+      AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j
+                      WHERE j.id = u.job_id AND j.state NOT IN ('completed', 'failed', 'cancelled'))
+    LIMIT $2
+    FOR UPDATE SKIP LOCKED);
+
 -- name: JobInsertWithID
 INSERT INTO skiplock_jobs (id, kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
@@ -92,7 +104,7 @@ WITH picked AS (
 UPDATE skiplock_jobs j
 SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = now(), heartbeat_at = now(),
     updated_at = now(),
-    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($3::text[], j.kind)], $6::float8))
+    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($11::text[], j.kind)], $6::float8))
 WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
 RETURNING {{cols j:}};
 
@@ -160,7 +172,9 @@ RETURNING {{cols}};
 UPDATE skiplock_jobs
 SET progress = coalesce($4, progress), progress_message = coalesce($5, progress_message),
     checkpoint = coalesce($6::jsonb, checkpoint), heartbeat_at = now(), updated_at = now(),
-    lease_until = CASE WHEN $7::float8 > 0 THEN now() + make_interval(secs => $7::float8) ELSE lease_until END
+    lease_until = CASE WHEN $7::float8 > 0
+        THEN now() + make_interval(secs => coalesce(($9::float8[])[array_position($8::text[], kind)], $7::float8))
+        ELSE lease_until END
 WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
 RETURNING id, lease_until, cancel_requested;
 

@@ -2,6 +2,8 @@ package sqlitedriver
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"time"
 )
 
@@ -11,4 +13,14 @@ func (e executor) ArchivePrepare(ctx context.Context, until time.Time) error { r
 // HotTableVacuum is a no-op: SQLite reuses the pages of deleted rows.
 func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
 	return false, nil
+}
+
+// UniqueKeyPrune deletes a batch of expired window keys of jobs no longer live.
+func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
+	res, err := e.wexec(ctx, "UniqueKeyPrune", sql.Named("before", before.UnixMicro()), sql.Named("limit", limit))
+	if err != nil {
+		return 0, fmt.Errorf("prune unique keys: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }

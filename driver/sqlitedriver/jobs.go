@@ -12,6 +12,18 @@ import (
 	"github.com/skiplock/skiplock/driver/outcome"
 )
 
+// kindLeases maps each kind to its lease in µs, for the statements that look
+// a job's kind up in @leases.
+func kindLeases(kinds []string, leases []time.Duration) map[string]int64 {
+	m := map[string]int64{}
+	for i, k := range kinds {
+		if i < len(leases) && leases[i] > 0 {
+			m[k] = leases[i].Microseconds()
+		}
+	}
+	return m
+}
+
 func held(h driver.HeldJob) []any {
 	return []any{sql.Named("id", h.ID), sql.Named("attempt", h.Attempt), sql.Named("worker", h.WorkerID)}
 }
@@ -22,12 +34,11 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	if p.Max <= 0 {
 		return nil, nil
 	}
-	leases := map[string]int64{}
-	for i, k := range p.Kinds {
-		if i < len(p.Leases) && p.Leases[i] > 0 {
-			leases[k] = p.Leases[i].Microseconds()
-		}
+	leaseKinds := p.Kinds
+	if p.LeaseKinds != nil {
+		leaseKinds = p.LeaseKinds
 	}
+	leases := kindLeases(leaseKinds, p.Leases)
 	kinds := p.Kinds
 	if kinds == nil {
 		kinds = []string{}
@@ -221,7 +232,8 @@ func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*dr
 		message = *p.ProgressMessage
 	}
 	args := append(held(p.HeldJob), sql.Named("progress", progress), sql.Named("message", message),
-		sql.Named("checkpoint", nullable(p.Checkpoint)), sql.Named("lease", p.Lease.Microseconds()), now)
+		sql.Named("checkpoint", nullable(p.Checkpoint)), sql.Named("lease", p.Lease.Microseconds()),
+		sql.Named("leases", jsonText(kindLeases(p.LeaseKinds, p.Leases))), now)
 	hs, err := collect(scanHeartbeat)(e.wquery(ctx, "JobProgress", args...))
 	if err != nil {
 		return nil, err

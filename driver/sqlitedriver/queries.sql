@@ -51,6 +51,15 @@ SELECT job_id, expires_at FROM skiplock_unique_keys WHERE tenant = @tenant AND k
 INSERT INTO skiplock_unique_keys (tenant, key, job_id, expires_at) VALUES (@tenant, @key, @job, @expires)
 ON CONFLICT (tenant, key) DO UPDATE SET job_id = excluded.job_id, expires_at = excluded.expires_at;
 
+-- name: UniqueKeyPrune
+-- Window keys expired by @before (µs) whose job is not live.
+DELETE FROM skiplock_unique_keys WHERE rowid IN (
+    SELECT u.rowid FROM skiplock_unique_keys u
+    WHERE u.expires_at <= @before
+      AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j
+                      WHERE j.id = u.job_id AND j.state NOT IN ('completed', 'failed', 'cancelled'))
+    LIMIT @limit);
+
 -- name: JobParentStates
 SELECT id, state FROM skiplock_jobs WHERE id IN (SELECT value FROM json_each(@ids))
 UNION ALL
@@ -121,7 +130,9 @@ RETURNING {{cols}};
 UPDATE skiplock_jobs
 SET progress = coalesce(@progress, progress), progress_message = coalesce(@message, progress_message),
     checkpoint = coalesce(json(@checkpoint), checkpoint), heartbeat_at = @now, updated_at = @now,
-    lease_until = CASE WHEN @lease > 0 THEN @now + @lease ELSE lease_until END
+    lease_until = CASE WHEN @lease > 0
+        THEN @now + coalesce((SELECT l.value FROM json_each(@leases) l WHERE l.key = skiplock_jobs.kind), @lease)
+        ELSE lease_until END
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running'
 RETURNING id, lease_until, cancel_requested;
 

@@ -76,6 +76,11 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 	return r, e.write(err)
 }
 
+func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
+	n, err := e.Executor.UniqueKeyPrune(ctx, before, limit)
+	return n, e.write(err)
+}
+
 func (e executor) ArchivePrepare(ctx context.Context, until time.Time) error {
 	return e.write(e.Executor.ArchivePrepare(ctx, until))
 }
