@@ -10,10 +10,7 @@ func TestCLIJobsBulk(t *testing.T) {
 	for name, open := range cliDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			url := open(t)
-			if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
-				t.Fatalf("migrate: %+v", r)
-			}
+			url := migrated(t, open)
 			jobs := writeJSONL(t, `{"kind":"a","queue":"q1"}`, `{"kind":"a","queue":"q2"}`, `{"kind":"b","queue":"q1"}`,
 				`{"kind":"a","queue":"q1","tenant":"t"}`)
 			if r := runCLI(t, url, "enqueue", "--jsonl", jobs); r.code != 0 {

@@ -80,15 +80,22 @@ func cliDatabases(t *testing.T) map[string]func(t *testing.T) string {
 	}
 }
 
+// migrated opens a database of cliDatabases with its schema applied.
+func migrated(t *testing.T, open func(t *testing.T) string) string {
+	t.Helper()
+	url := open(t)
+	if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
+		t.Fatalf("migrate: %+v", r)
+	}
+	return url
+}
+
 func TestCLIJobLifecycle(t *testing.T) {
 	t.Parallel()
 	for name, open := range cliDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			url := open(t)
-			if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
-				t.Fatalf("migrate: %+v", r)
-			}
+			url := migrated(t, open)
 			r := runCLI(t, url, "enqueue", "email", `{"to":"a@b.c"}`, "--queue", "mail", "--priority", "8", "--json")
 			if r.code != 0 {
 				t.Fatalf("enqueue: %+v", r)

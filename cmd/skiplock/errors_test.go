@@ -12,10 +12,7 @@ func TestCLIErrorsWrapOnce(t *testing.T) {
 	for name, open := range cliDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			url := open(t)
-			if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
-				t.Fatalf("migrate: %+v", r)
-			}
+			url := migrated(t, open)
 			r := runCLI(t, url, "enqueue", "thumb", "--depends-on", "999")
 			wantUsage(t, "missing dependency", r, "999", `"thumb"`)
 			if strings.Count(r.stderr, "insert") > 1 || strings.Count(r.stderr, `"thumb"`) > 1 {

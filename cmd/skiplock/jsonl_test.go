@@ -43,10 +43,7 @@ func TestCLIEnqueueJSONL(t *testing.T) {
 	for name, open := range cliDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			url := open(t)
-			if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
-				t.Fatalf("migrate: %+v", r)
-			}
+			url := migrated(t, open)
 			bad := writeJSONL(t, `{"kind":"a"}`, `{"kind":"b","payload":{"n":1},"queue":"q"}`, `{"kind":"c","priority":11}`, `{"kind":"d"}`)
 			r := runCLI(t, url, "enqueue", "--jsonl", bad)
 			if r.code != 2 || !strings.HasPrefix(r.stderr, "skiplock: line 3: priority: must be between 0 and 10") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

@@ -53,10 +53,7 @@ func TestCLIQueuePauseRefusesUnknownQueue(t *testing.T) {
 	for name, open := range cliDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			url := open(t)
-			if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
-				t.Fatalf("migrate: %+v", r)
-			}
+			url := migrated(t, open)
 			if r := runCLI(t, url, "enqueue", "email", "--queue", "mail"); r.code != 0 {
 				t.Fatalf("enqueue: %+v", r)
 			}
@@ -120,10 +117,7 @@ func TestCLITokenCreateRefusesEmptyTenant(t *testing.T) {
 	for name, open := range cliDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			url := open(t)
-			if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
-				t.Fatalf("migrate: %+v", r)
-			}
+			url := migrated(t, open)
 			wantUsage(t, "empty tenant", runCLI(t, url, "token", "create", "--role", "admin", "--tenant", ""),
 				"--tenant", "leaving the flag out")
 			wantUsage(t, "empty tenant", runCLI(t, url, "token", "create", "--role", "viewer", "--tenant="),

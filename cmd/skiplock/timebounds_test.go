@@ -25,10 +25,7 @@ func TestCLITimeBounds(t *testing.T) {
 	for name, open := range cliDatabases(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			url := open(t)
-			if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
-				t.Fatalf("migrate: %+v", r)
-			}
+			url := migrated(t, open)
 			bad := map[string][]string{
 				"run_at":        {"enqueue", "k", "--run-at", "9999-12-31T23:59:59-01:00"},
 				"run_at ":       {"enqueue", "k", "--run-at", "1969-12-31T23:59:59Z"},
