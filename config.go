@@ -66,6 +66,9 @@ type Config struct {
 	// Contracts validates and defaults every job that enters through this
 	// client (contract.Load); nil means no contracts.
 	Contracts *contract.Set
+	// Vault, when set, receives finished jobs before retention deletes
+	// them (see Vault); nil deletes without keeping a copy.
+	Vault Vault
 }
 
 func (c Config) withDefaults() Config {
