@@ -117,6 +117,18 @@ func (d *Database) TableBytes(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// DeadTuples answers the hot table's dead tuples as the statistics count
+// them (pg_stat_user_tables.n_dead_tup, up to a second behind; 0 on
+// SQLite).
+func (d *Database) DeadTuples(ctx context.Context) (int64, error) {
+	if d.Admin == nil {
+		return 0, nil
+	}
+	var n int64
+	err := d.Admin.QueryRow(ctx, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass").Scan(&n)
+	return n, err
+}
+
 // VacuumJobs vacuums and analyses the hot table (PostgreSQL; nothing on
 // SQLite). Emptied, the table is then truncated to no pages, and plans made
 // next take it for empty.
