@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -176,4 +177,33 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// VacuumLoop vacuums the hot table every interval on a connection of its
+// own until stop is called.
+func VacuumLoop(ctx context.Context, url string, every time.Duration) (stop func(), err error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_, _ = conn.Exec(ctx, "VACUUM skiplock_jobs")
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		conn.Close(context.Background())
+	}, nil
 }

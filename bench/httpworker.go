@@ -136,7 +136,25 @@ func (w *HTTPWorker) round(ctx context.Context, client *http.Client) (int, error
 	return n, nil
 }
 
+// post sends one call; a 503 (the database did not answer) is tried again
+// after a pause, as a worker should, up to ten times.
 func (w *HTTPWorker) post(ctx context.Context, client *http.Client, path string, body []byte, into any) error {
+	wait := 50 * time.Millisecond
+	for try := 1; ; try++ {
+		err := w.postOnce(ctx, client, path, body, into)
+		if !errors.Is(err, errUnavailable) || try == 10 {
+			return err
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return err
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+var errUnavailable = errors.New("503")
+
+func (w *HTTPWorker) postOnce(ctx context.Context, client *http.Client, path string, body []byte, into any) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.Server+path, bytes.NewReader(body))
@@ -155,6 +173,9 @@ func (w *HTTPWorker) post(ctx context.Context, client *http.Client, path string,
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
 		return err
+	}
+	if res.StatusCode == http.StatusServiceUnavailable {
+		return fmt.Errorf("POST %s: %w: %s", path, errUnavailable, bytes.TrimSpace(raw))
 	}
 	if res.StatusCode != http.StatusOK {
 		return fmt.Errorf("POST %s: %s: %s", path, res.Status, bytes.TrimSpace(raw))

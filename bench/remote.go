@@ -99,7 +99,12 @@ func (r *Remote) Start(ctx context.Context, onWork func(int64)) error {
 func (r *Remote) Stop(ctx context.Context) error {
 	var errs []error
 	if r.group != nil {
-		errs = append(errs, r.group.stop())
+		if err := r.group.stop(); err != nil {
+			errs = append(errs, err)
+			if r.server != nil {
+				errs = append(errs, fmt.Errorf("server log: %s", r.server.tail.String()))
+			}
+		}
 		r.group = nil
 	}
 	if r.server != nil {

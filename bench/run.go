@@ -30,6 +30,10 @@ type Options struct {
 	// SampleEvery is steady's sampling interval of the hot table's dead
 	// tuples (default a second).
 	SampleEvery time.Duration
+	// VacuumEvery vacuums the hot table this often from a connection of
+	// the bench's own during steady and e2e (PostgreSQL): to measure what a
+	// maintenance task vacuuming it would do, without building one.
+	VacuumEvery time.Duration
 	// Workers is MaxWorkers of the bench queue.
 	Workers int
 	// Batch is jobs per InsertMany; Producers is goroutines inserting at
@@ -127,6 +131,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--sample-every: must be at least 10ms, got %s", o.SampleEvery)
 	case o.SampleEvery > 0 && o.Mode != "steady":
 		return fmt.Errorf("--sample-every applies to --mode steady only")
+	case o.VacuumEvery < 0 || (o.VacuumEvery > 0 && o.VacuumEvery < 10*time.Millisecond):
+		return fmt.Errorf("--vacuum-every: must be at least 10ms, got %s", o.VacuumEvery)
+	case o.VacuumEvery > 0 && o.Mode != "steady" && o.Mode != "e2e":
+		return fmt.Errorf("--vacuum-every applies to --mode steady and e2e only")
 	case o.Procs < 0 || o.Procs > 64:
 		return fmt.Errorf("--procs: must be between 1 and 64, got %d", o.Procs)
 	case o.Procs > 0 && o.Mode != "drain" && o.Mode != "e2e" && o.Mode != "http":
@@ -189,6 +197,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		producers = runtime.NumCPU()
 	}
 	h := &Harness{Progress: o.Progress, Batch: o.Batch, Producers: producers}
+	if o.VacuumEvery > 0 {
+		if db.Kind != "postgres" {
+			return Result{}, fmt.Errorf("--vacuum-every: needs PostgreSQL")
+		}
+		stop, err := VacuumLoop(ctx, db.URL, o.VacuumEvery)
+		if err != nil {
+			return Result{}, fmt.Errorf("--vacuum-every: %w", err)
+		}
+		defer stop()
+	}
 	if o.Procs > 0 {
 		if o.Exe == "" {
 			return Result{}, fmt.Errorf("--procs and --mode http run the skiplock binary: Options.Exe is not set")

@@ -66,6 +66,8 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{Options{Mode: "steady", SampleEvery: time.Millisecond}, "--sample-every"},
 		{Options{Mode: "e2e", SampleEvery: time.Second}, "--sample-every"},
 		{Options{Mode: "latency", Procs: 2}, "--procs"},
+		{Options{Mode: "drain", VacuumEvery: time.Second}, "--vacuum-every"},
+		{Options{Mode: "steady", VacuumEvery: time.Millisecond}, "--vacuum-every"},
 		{Options{Mode: "http", Procs: 65}, "--procs"},
 		{Options{Mode: "http", ClaimMax: 1001}, "--claim-max"},
 		{Options{Mode: "e2e", ClaimMax: 10}, "--claim-max"},

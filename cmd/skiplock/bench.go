@@ -103,6 +103,7 @@ percentiles, claim p95, the hot table's dead tuples sampled every second). The l
 	f.BoolVar(&o.AfterIdle, "after-idle", false, "drain: start the workers first, idle on the emptied, vacuumed table, then insert --jobs at once")
 	f.StringVar(&o.TableOptions, "table-options", "", "PostgreSQL: storage parameters for the hot table, e.g. autovacuum_vacuum_scale_factor=0")
 	f.DurationVar(&o.SampleEvery, "sample-every", 0, "steady: how often the hot table's dead tuples are sampled (default 1s)")
+	f.DurationVar(&o.VacuumEvery, "vacuum-every", 0, "steady and e2e: vacuum the hot table this often from the bench (PostgreSQL)")
 	f.IntVar(&o.Procs, "procs", 0, "worker processes: HTTP workers in http mode (default 4), library clients in drain and e2e (default: none, this process works)")
 	f.IntVar(&o.ClaimMax, "claim-max", 0, "http: jobs per claim (default 100)")
 	f.IntVar(&o.Loops, "loops", 0, "http: claims in flight at once in each worker process (default 4)")
