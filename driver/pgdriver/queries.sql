@@ -438,3 +438,20 @@ ORDER BY id LIMIT $7;
 DELETE FROM skiplock_jobs_archive
 WHERE id = ANY($1::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
+
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       count(*) FILTER (WHERE attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce((extract(epoch FROM now()) - extract(epoch FROM min(run_at) FILTER (WHERE state = 'pending')))::float8, 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > now() - make_interval(secs => $1) GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;

@@ -368,3 +368,20 @@ ORDER BY id LIMIT @limit;
 DELETE FROM skiplock_jobs_archive
 WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
+
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       sum(attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > @since GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES (@name, @n)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
