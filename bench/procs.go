@@ -95,16 +95,6 @@ func startProcs(exe string, args [][]string, env []string, onWork func(n int64))
 	return g, nil
 }
 
-// failed answers a worker process's error, if one exited with one.
-func (g *procGroup) failed() error {
-	select {
-	case err := <-g.exited:
-		return err
-	default:
-		return nil
-	}
-}
-
 // stop asks every process to end (SIGTERM) and waits for them; after 30 s
 // it kills them.
 func (g *procGroup) stop() error {
