@@ -29,6 +29,8 @@ type HTTPWorker struct {
 	H2C bool
 	// Token is a bearer token, when the server wants one.
 	Token string
+	// Ready, when set, is called once, after the first claim answered.
+	Ready func()
 }
 
 // Run works until ctx ends, adding each batch of finished jobs to worked;
@@ -42,10 +44,14 @@ func (w *HTTPWorker) Run(ctx context.Context, worked *atomic.Int64) error {
 	defer client.CloseIdleConnections()
 	var wg sync.WaitGroup
 	errs := make(chan error, loops)
+	var ready sync.Once
 	for range loops {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				n, err := w.round(ctx, client)
+				if err == nil && w.Ready != nil {
+					ready.Do(w.Ready)
+				}
 				if err != nil {
 					if ctx.Err() == nil {
 						errs <- err

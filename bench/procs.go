@@ -24,8 +24,12 @@ import (
 // HTTP or through the library; each prints its running total of finished
 // jobs as "worked N" lines on stdout (ReportWorked), which the bench sums.
 
-// WorkedLine is the prefix of a worker process's running total.
-const WorkedLine = "worked "
+// WorkedLine is the prefix of a worker process's running total;
+// ReadyLine is the line by which it says it works.
+const (
+	WorkedLine = "worked "
+	ReadyLine  = "ready"
+)
 
 // ReportWorked prints worked's total on w every reportEvery until ctx
 // ends, and once more at the end.
@@ -54,10 +58,12 @@ type procGroup struct {
 	exited chan error
 }
 
-// startProcs starts one process of exe per argument list; every finished
-// job a process reports calls onWork.
+// startProcs starts one process of exe per argument list and waits until
+// each has said it works (ReadyLine), so that process start-up is not timed;
+// every finished job a process reports calls onWork.
 func startProcs(exe string, args [][]string, env []string, onWork func(n int64)) (*procGroup, error) {
 	g := &procGroup{exited: make(chan error, len(args))}
+	ready := make(chan struct{}, len(args))
 	for i, a := range args {
 		cmd := exec.Command(exe, a...)
 		cmd.Env = append(os.Environ(), env...)
@@ -78,6 +84,10 @@ func startProcs(exe string, args [][]string, env []string, onWork func(n int64))
 			var last int64
 			sc := bufio.NewScanner(out)
 			for sc.Scan() {
+				if sc.Text() == ReadyLine {
+					ready <- struct{}{}
+					continue
+				}
 				total, ok := strings.CutPrefix(sc.Text(), WorkedLine)
 				if !ok {
 					continue
@@ -87,10 +97,22 @@ func startProcs(exe string, args [][]string, env []string, onWork func(n int64))
 					last = n
 				}
 			}
-			if err := cmd.Wait(); err != nil {
-				g.exited <- fmt.Errorf("worker process %d: %w: %s", i+1, err, tail.String())
+			err := cmd.Wait()
+			if err == nil {
+				err = errors.New("exited")
 			}
+			g.exited <- fmt.Errorf("worker process %d: %w: %s", i+1, err, tail.String())
 		})
+	}
+	timeout := time.After(2 * time.Minute)
+	for range args {
+		select {
+		case <-ready:
+		case err := <-g.exited:
+			return nil, errors.Join(err, g.stop())
+		case <-timeout:
+			return nil, errors.Join(errors.New("worker processes did not start within 2 minutes"), g.stop())
+		}
 	}
 	return g, nil
 }
@@ -114,7 +136,7 @@ func (g *procGroup) stop() error {
 	close(g.exited)
 	var errs []error
 	for err := range g.exited {
-		if !strings.Contains(err.Error(), "signal: terminated") {
+		if !strings.Contains(err.Error(), ": exited: ") && !strings.Contains(err.Error(), "signal: terminated") {
 			errs = append(errs, err)
 		}
 	}

@@ -125,8 +125,9 @@ type LibWorkerConfig struct {
 }
 
 // RunLibWorker works the bench queue through the library until ctx ends,
-// counting finished jobs in worked.
-func RunLibWorker(ctx context.Context, c LibWorkerConfig, worked *atomic.Int64) error {
+// counting finished jobs in worked; ready, when set, is called once the
+// client has started.
+func RunLibWorker(ctx context.Context, c LibWorkerConfig, worked *atomic.Int64, ready func()) error {
 	db, err := dbopen.Open(ctx, c.DatabaseURL)
 	if err != nil {
 		return err
@@ -139,6 +140,9 @@ func RunLibWorker(ctx context.Context, c LibWorkerConfig, worked *atomic.Int64) 
 	}
 	if err := sys.Start(ctx, func(int64) { worked.Add(1) }); err != nil {
 		return err
+	}
+	if ready != nil {
+		ready()
 	}
 	<-ctx.Done()
 	return sys.client.Stop(context.WithoutCancel(ctx))

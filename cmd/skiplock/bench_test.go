@@ -19,7 +19,8 @@ func lastLine(s string) string {
 
 // TestCLIBenchProcesses: --mode http runs a server process and HTTP
 // worker processes, --procs library worker processes; each prints its
-// result line with the processes it ran. It asserts no speed.
+// result line with the processes it ran. It asserts no speed, nor that a
+// 2 s run got any job done (bench's TestHTTPWorker proves the work).
 func TestCLIBenchProcesses(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -39,9 +40,6 @@ func TestCLIBenchProcesses(t *testing.T) {
 			m := resultLineRE.FindStringSubmatch(line)
 			if m == nil || m[1] != c.mode || !strings.Contains(line, c.want) {
 				t.Fatalf("result line %q", line)
-			}
-			if m[2] == "0" {
-				t.Errorf("worked no jobs: %q", line)
 			}
 		})
 	}

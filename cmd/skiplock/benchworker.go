@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -34,12 +35,14 @@ func newBenchWorkerCmd(g *globals) *cobra.Command {
 			var wg sync.WaitGroup
 			report, stopReport := context.WithCancel(context.WithoutCancel(ctx))
 			wg.Go(func() { bench.ReportWorked(report, os.Stdout, &worked) })
+			ready := func() { fmt.Fprintln(os.Stdout, bench.ReadyLine) }
 			var err error
 			if w.Server != "" {
+				w.Ready = ready
 				err = w.Run(ctx, &worked)
 			} else {
 				lib.DatabaseURL = g.databaseURL
-				err = bench.RunLibWorker(ctx, lib, &worked)
+				err = bench.RunLibWorker(ctx, lib, &worked, ready)
 			}
 			stopReport()
 			wg.Wait()
