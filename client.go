@@ -256,7 +256,7 @@ func (c *Client) listen(ctx context.Context) {
 	n := c.driver.Notifier()
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := n.Listen(ctx, c.wakeLocal, func(id int64) { c.running.cancel(id, ErrCancelled) })
+		err := n.Listen(ctx, c.wakeLocal, c.stopNotified)
 		if ctx.Err() != nil {
 			return
 		}
@@ -266,5 +266,18 @@ func (c *Client) listen(ctx context.Context) {
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// stopNotified is told that a job was asked to stop (cancel or pause); if
+// it runs here, the request says which.
+func (c *Client) stopNotified(id int64) {
+	if !c.running.holds(id) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	if err := c.running.stopRequests(ctx, []int64{id}); err != nil {
+		c.log.Warn("look up a stop request; the next heartbeat sees it", "job_id", id, "error", err)
 	}
 }

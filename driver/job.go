@@ -205,6 +205,7 @@ type HeartbeatResult struct {
 	ID              int64
 	LeaseUntil      time.Time
 	CancelRequested bool
+	PauseRequested  bool
 }
 
 // CompleteParams finishes a held job successfully.
@@ -290,6 +291,8 @@ type PromoteResult struct {
 // RescueResult counts what the rescuer did.
 type RescueResult struct {
 	Requeued, Failed, Cancelled int
+	// Paused counts jobs asked to pause, which go to paused.
+	Paused int
 	Now                         time.Time
 }
 
