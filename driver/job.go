@@ -293,7 +293,7 @@ type RescueResult struct {
 	Requeued, Failed, Cancelled int
 	// Paused counts jobs asked to pause, which go to paused.
 	Paused int
-	Now                         time.Time
+	Now    time.Time
 }
 
 // InBatch places err, from job i (0-based) of a batch of n, in the batch.
