@@ -112,6 +112,11 @@ func (c *Client) Start(ctx context.Context) error {
 	c.producers.Store(&producers)
 	c.servicesWG.Go(func() { c.listen(allCtx) })
 	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
+	if len(producers) > 0 && c.driver.Name() == "sqlite" {
+		// SQLite's notifications stay in this process: cancel and pause
+		// requests from other processes are looked for instead.
+		c.servicesWG.Go(func() { c.running.pollStops(allCtx) })
+	}
 	c.servicesWG.Go(func() { c.elector().Run(allCtx) })
 	c.started = true
 	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))

@@ -58,3 +58,25 @@ func (s *runningSet) holds(id int64) bool {
 	defer s.mu.Unlock()
 	return s.jobs[id] != nil
 }
+
+// StopPollInterval is how often a client running jobs on a database whose
+// notifications stay in their process (SQLite) looks for cancel and pause
+// requests made by other processes: one primary-key read of its running
+// jobs. On PostgreSQL NOTIFY carries them.
+const StopPollInterval = time.Second
+
+// pollStops looks for stop requests every StopPollInterval until ctx ends.
+func (s *runningSet) pollStops(ctx context.Context) {
+	t := time.NewTicker(StopPollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.stopRequests(ctx, s.heldIDs()); err != nil && ctx.Err() == nil {
+				s.client.log.Warn("look up stop requests", "error", err)
+			}
+		}
+	}
+}
