@@ -46,6 +46,7 @@ type Executor interface {
 	TokenStore
 	PeriodicStore
 	MetricsStore
+	StopStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
