@@ -82,16 +82,16 @@ func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (
 		}
 		for _, j := range page {
 			st.Scanned++
-			if j.FinishedAt != nil && q.match(j) {
-				batch = append(batch, j)
+			if j.FinishedAt == nil || !q.match(j) {
+				continue
+			}
+			if batch = append(batch, j); len(batch) >= p.Batch {
+				if err := flush(); err != nil {
+					return st, err
+				}
 			}
 		}
 		cursor = page[len(page)-1].ID
-		if len(batch) >= p.Batch {
-			if err := flush(); err != nil {
-				return st, err
-			}
-		}
 		st.Done = float64(firstID-cursor+1) / float64(firstID)
 		if p.Progress != nil {
 			p.Progress(st)
