@@ -26,12 +26,12 @@ type s3Backend struct {
 // AWS_SESSION_TOKEN, the region also from AWS_REGION.
 func newS3Backend(ctx context.Context, u *url.URL) (*s3Backend, error) {
 	if u.Host == "" {
-		return nil, fmt.Errorf("vault url %q: no bucket (s3://BUCKET/PREFIX)", u.Redacted())
+		return nil, badLocation("vault url %q: no bucket (s3://BUCKET/PREFIX)", u.Redacted())
 	}
 	q := u.Query()
 	for k := range q {
 		if k != "endpoint" && k != "region" && k != "insecure" {
-			return nil, fmt.Errorf("vault url: unknown parameter %q (endpoint, region, insecure)", k)
+			return nil, badLocation("vault url: unknown parameter %q (endpoint, region, insecure)", k)
 		}
 	}
 	endpoint := q.Get("endpoint")
@@ -48,11 +48,11 @@ func newS3Backend(ctx context.Context, u *url.URL) (*s3Backend, error) {
 	case "1", "true":
 		insecure = true
 	default:
-		return nil, fmt.Errorf("vault url: insecure=%q is not 1 or 0", q.Get("insecure"))
+		return nil, badLocation("vault url: insecure=%q is not 1 or 0", q.Get("insecure"))
 	}
 	client, err := minio.New(endpoint, &minio.Options{Creds: credentials.NewEnvAWS(), Secure: !insecure, Region: region})
 	if err != nil {
-		return nil, fmt.Errorf("vault url: endpoint %q: %w", endpoint, err)
+		return nil, badLocation("vault url: endpoint %q: %v", endpoint, err)
 	}
 	ok, err := client.BucketExists(ctx, u.Host)
 	if err != nil {

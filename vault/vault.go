@@ -50,27 +50,37 @@ func Open(ctx context.Context, location string) (*Vault, error) {
 	return v, nil
 }
 
+// LocationError is Open's error about a location that cannot name a
+// vault (as opposed to one that cannot be reached).
+type LocationError struct{ msg string }
+
+func (e *LocationError) Error() string { return e.msg }
+
+func badLocation(format string, args ...any) error {
+	return &LocationError{msg: fmt.Sprintf(format, args...)}
+}
+
 func openBackend(ctx context.Context, location string) (backend, error) {
 	switch {
 	case location == "":
-		return nil, fmt.Errorf("vault: no location (a directory, file://PATH or s3://BUCKET/PREFIX)")
+		return nil, badLocation("vault: no location (a directory, file://PATH or s3://BUCKET/PREFIX)")
 	case strings.HasPrefix(location, "s3://"):
 		u, err := url.Parse(location)
 		if err != nil {
-			return nil, fmt.Errorf("vault url: %w", err)
+			return nil, badLocation("vault url: %v", err)
 		}
 		return newS3Backend(ctx, u)
 	case strings.HasPrefix(location, "file://"):
 		u, err := url.Parse(location)
 		if err != nil {
-			return nil, fmt.Errorf("vault url: %w", err)
+			return nil, badLocation("vault url: %v", err)
 		}
 		if u.Host != "" && u.Host != "localhost" {
-			return nil, fmt.Errorf("vault url %q: a file URL names a local path (file:///PATH)", location)
+			return nil, badLocation("vault url %q: a file URL names a local path (file:///PATH)", location)
 		}
 		return newDirBackend(filepath.FromSlash(u.Path))
 	case strings.Contains(location, "://"):
-		return nil, fmt.Errorf("vault url %q: unknown scheme (a directory, file://PATH or s3://BUCKET/PREFIX)", location)
+		return nil, badLocation("vault url %q: unknown scheme (a directory, file://PATH or s3://BUCKET/PREFIX)", location)
 	}
 	return newDirBackend(location)
 }
