@@ -105,10 +105,11 @@ type RetentionStore interface {
 	// expired idempotency keys and dependency rows, in one short
 	// transaction; it answers the ids deleted.
 	ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error)
-	// ArchiveDropPartition detaches the day partition named, then drops it;
-	// detaching waits at most a short lock timeout, so that it never
-	// queues the archive's writers behind a long reader.
-	ArchiveDropPartition(ctx context.Context, name string) error
+	// ArchiveDropPartition deletes the expired (at now) idempotency keys and
+	// the dependency rows of the jobs in the day partition named, detaches
+	// it, then drops it; detaching waits at most a short lock timeout, so
+	// that it never queues the archive's writers behind a long reader.
+	ArchiveDropPartition(ctx context.Context, name string, now time.Time) error
 	// JanitorRunSave records a run (and keeps only the newest runs).
 	JanitorRunSave(ctx context.Context, r *JanitorRun) (int64, error)
 	// JanitorRunList answers the newest runs first.
@@ -117,3 +118,25 @@ type RetentionStore interface {
 
 // JanitorRunsKept is how many runs JanitorRunSave keeps.
 const JanitorRunsKept = 1000
+
+// JanitorGroup counts the jobs of one state and queue finished on one UTC
+// day that a janitor run deletes (or, dry, would).
+type JanitorGroup struct {
+	Day   time.Time
+	State JobState
+	Queue string
+	Jobs  int64
+	Bytes int64
+}
+
+// JanitorReport is what a janitor run did, or a dry run would do.
+type JanitorReport struct {
+	Run JanitorRun
+	// Archived counts the archive's jobs before the run; Held those kept
+	// whatever their age (see ArchiveGroup.Held).
+	Archived int64
+	Held     int64
+	Groups   []JanitorGroup
+	// Partitions are the day partitions dropped whole (PostgreSQL).
+	Partitions []ArchivePartition
+}

@@ -29,8 +29,8 @@ func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.A
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ArchiveGroup, error) {
 		var g driver.ArchiveGroup
 		var st string
-		err := r.Scan(&g.Day, &st, &g.Queue, &g.Kind, &g.Jobs, &g.Held, &g.Oldest, &g.Newest, &g.Bytes)
-		g.State, g.Day, g.Oldest, g.Newest = driver.JobState(st), g.Day.UTC(), g.Oldest.UTC(), g.Newest.UTC()
+		err := r.Scan(scanTime(&g.Day), &st, &g.Queue, &g.Kind, &g.Jobs, &g.Held, scanTime(&g.Oldest), scanTime(&g.Newest), &g.Bytes)
+		g.State = driver.JobState(st)
 		return g, err
 	})
 }
@@ -39,8 +39,7 @@ func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.A
 func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before, now time.Time) (driver.ArchiveGroup, error) {
 	out := driver.ArchiveGroup{Day: g.Day, State: g.State, Queue: g.Queue, Kind: g.Kind}
 	err := e.q.QueryRow(ctx, q("ArchiveCountBefore"), g.Day, string(g.State), g.Queue, g.Kind,
-		g.Day.Add(24*time.Hour), before, now).Scan(&out.Jobs, &out.Held, &out.Oldest, &out.Newest, &out.Bytes)
-	out.Oldest, out.Newest = out.Oldest.UTC(), out.Newest.UTC()
+		g.Day.Add(24*time.Hour), before, now).Scan(&out.Jobs, &out.Held, scanTime(&out.Oldest), scanTime(&out.Newest), &out.Bytes)
 	if err != nil {
 		return out, fmt.Errorf("archive count: %w", err)
 	}
@@ -81,8 +80,8 @@ func (e executor) ArchiveExpired(ctx context.Context, p driver.ExpiredParams) ([
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ArchivedRef, error) {
 		var ref driver.ArchivedRef
 		var st string
-		err := r.Scan(&ref.ID, &st, &ref.Queue, &ref.Kind, &ref.FinishedAt)
-		ref.State, ref.FinishedAt = driver.JobState(st), ref.FinishedAt.UTC()
+		err := r.Scan(&ref.ID, &st, &ref.Queue, &ref.Kind, scanTime(&ref.FinishedAt))
+		ref.State = driver.JobState(st)
 		return ref, err
 	})
 }
@@ -112,28 +111,39 @@ func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now 
 // ArchiveDropPartition detaches, then drops, a day partition; see
 // driver.RetentionStore. The detach holds the archive's lock for a moment
 // (no scan); the drop that follows holds only the detached table.
-func (e executor) ArchiveDropPartition(ctx context.Context, name string) error {
+func (e executor) ArchiveDropPartition(ctx context.Context, name string, now time.Time) error {
 	if !strings.HasPrefix(name, partitionPrefix) || name == partitionPrefix+"default" {
 		return fmt.Errorf("drop archive partition: %q is not a day partition", name)
 	}
 	ident := pgx.Identifier{name}.Sanitize()
-	err := e.inTx(ctx, func(tx executor) error {
-		var attached bool
-		err := tx.q.QueryRow(ctx, `SELECT relispartition FROM pg_class WHERE oid = to_regclass($1)`, name).Scan(&attached)
-		if err == pgx.ErrNoRows || !attached {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.q.Exec(ctx, "SET LOCAL lock_timeout = '"+detachLockTimeout+"'"); err != nil {
-			return err
-		}
-		_, err = tx.q.Exec(ctx, "ALTER TABLE skiplock_jobs_archive DETACH PARTITION "+ident)
-		return err
-	})
+	var attached bool
+	err := e.q.QueryRow(ctx, `SELECT relispartition FROM pg_class WHERE oid = to_regclass($1)`, name).Scan(&attached)
+	if err == pgx.ErrNoRows {
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("detach archive partition %s: %w", name, err)
+		return fmt.Errorf("drop archive partition %s: %w", name, err)
+	}
+	if attached {
+		// The leftovers go first, without the archive's lock: nothing new
+		// lands in a partition of a day long past.
+		if _, err := e.q.Exec(ctx, "DELETE FROM skiplock_unique_keys u USING "+ident+
+			" p WHERE u.job_id = p.id AND u.expires_at <= $1", now); err != nil {
+			return fmt.Errorf("drop archive partition %s: keys: %w", name, err)
+		}
+		if _, err := e.q.Exec(ctx, "DELETE FROM skiplock_job_deps d USING "+ident+" p WHERE d.job_id = p.id"); err != nil {
+			return fmt.Errorf("drop archive partition %s: dependencies: %w", name, err)
+		}
+		err := e.inTx(ctx, func(tx executor) error {
+			if _, err := tx.q.Exec(ctx, "SET LOCAL lock_timeout = '"+detachLockTimeout+"'"); err != nil {
+				return err
+			}
+			_, err := tx.q.Exec(ctx, "ALTER TABLE skiplock_jobs_archive DETACH PARTITION "+ident)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("detach archive partition %s: %w", name, err)
+		}
 	}
 	if _, err := e.q.Exec(ctx, "DROP TABLE IF EXISTS "+ident); err != nil {
 		return fmt.Errorf("drop archive partition %s: %w", name, err)
@@ -173,12 +183,11 @@ func (e executor) JanitorRunList(ctx context.Context, limit int) ([]*driver.Jani
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*driver.JanitorRun, error) {
 		r := &driver.JanitorRun{}
 		var byState []byte
-		err := row.Scan(&r.ID, &r.StartedAt, &r.FinishedAt, &r.Runner, &r.DryRun, &r.Forced, &r.Outcome,
+		err := row.Scan(&r.ID, scanTime(&r.StartedAt), scanTime(&r.FinishedAt), &r.Runner, &r.DryRun, &r.Forced, &r.Outcome,
 			&r.Message, &r.Jobs, &byState, &r.Partitions, &r.Bytes, &r.Vaulted)
 		if err != nil {
 			return nil, err
 		}
-		r.StartedAt, r.FinishedAt = r.StartedAt.UTC(), r.FinishedAt.UTC()
 		return r, json.Unmarshal(byState, &r.ByState)
 	})
 }

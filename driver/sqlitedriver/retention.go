@@ -59,7 +59,7 @@ func (e executor) ArchivePartitions(ctx context.Context) ([]driver.ArchivePartit
 }
 
 // ArchiveDropPartition refuses: the SQLite archive has no partitions.
-func (e executor) ArchiveDropPartition(ctx context.Context, name string) error {
+func (e executor) ArchiveDropPartition(ctx context.Context, name string, now time.Time) error {
 	return fmt.Errorf("drop archive partition %q: the SQLite archive has no partitions", name)
 }
 

@@ -39,8 +39,8 @@ func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now 
 	return r, e.write(err)
 }
 
-func (e executor) ArchiveDropPartition(ctx context.Context, name string) error {
-	return e.write(e.Executor.ArchiveDropPartition(ctx, name))
+func (e executor) ArchiveDropPartition(ctx context.Context, name string, now time.Time) error {
+	return e.write(e.Executor.ArchiveDropPartition(ctx, name, now))
 }
 
 func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (int64, error) {

@@ -16,7 +16,6 @@ CREATE TABLE skiplock_janitor_runs (
     vaulted     INTEGER NOT NULL DEFAULT 0
 );
 
--- Retention reads the archive by age in short pages, and keeps a job whose
--- window key is still open (found by job id).
-CREATE INDEX skiplock_jobs_archive_finished ON skiplock_jobs_archive (finished_at);
+-- Retention keeps a job whose window key is still open (found by job id);
+-- it reads the archive by age along skiplock_jobs_archive_finished (002).
 CREATE INDEX skiplock_unique_keys_job ON skiplock_unique_keys (job_id);
