@@ -105,6 +105,36 @@ func (db *janitorDB) finish(state driver.JobState, queue, kind string) *driver.J
 	}
 }
 
+// completeMany makes n completed jobs in queue and answers their ids.
+func (db *janitorDB) completeMany(queue string, n int) []int64 {
+	db.t.Helper()
+	ps := make([]*driver.InsertParams, n)
+	for i := range ps {
+		ps[i] = &driver.InsertParams{Kind: "k", Queue: queue, Priority: 5}
+	}
+	if _, err := db.drv.JobInsertMany(db.ctx, ps); err != nil {
+		db.t.Fatal(err)
+	}
+	var ids []int64
+	for len(ids) < n {
+		jobs, err := db.drv.JobClaim(db.ctx, driver.ClaimParams{Queue: queue, WorkerID: "w", Max: 100,
+			DefaultLease: time.Minute})
+		if err != nil || len(jobs) == 0 {
+			db.t.Fatalf("claim: %d jobs, %v", len(jobs), err)
+		}
+		done := make([]driver.CompleteParams, len(jobs))
+		for i, j := range jobs {
+			done[i] = driver.CompleteParams{HeldJob: driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}}
+		}
+		got, err := db.drv.JobCompleteMany(db.ctx, done)
+		if err != nil {
+			db.t.Fatal(err)
+		}
+		ids = append(ids, got...)
+	}
+	return ids
+}
+
 func (db *janitorDB) get(id int64) *driver.Job {
 	db.t.Helper()
 	j, err := db.drv.JobGet(db.ctx, id)

@@ -45,7 +45,7 @@ func TestJanitorRetentionBoundaries(t *testing.T) {
 			}
 		}
 		step(short.FinishedAt.Add(time.Hour - time.Second))
-		step(short.FinishedAt.Add(time.Hour + time.Second), short)
+		step(short.FinishedAt.Add(time.Hour+time.Second), short)
 		step(done.FinishedAt.Add(7*day - time.Second))
 		step(done.FinishedAt.Add(7*day+time.Second), done)
 		step(cancelled.FinishedAt.Add(20*day - time.Second))
@@ -220,6 +220,81 @@ func TestJanitorKeepsHeldJobs(t *testing.T) {
 			IdempotencyKey: "key", UniquePolicy: "window", UniqueWindow: 10 * day}})
 		if err != nil || again[0].Duplicate {
 			db.t.Fatalf("insert under the freed key: %+v, %v", again, err)
+		}
+	})
+}
+
+// TestJanitorPurgeUnderConcurrentClaimsAndCompletions: while the janitor
+// deletes old jobs (dropping their day partitions on PostgreSQL), workers
+// keep claiming and completing: every one of their jobs completes and
+// stays, and every old job goes.
+func TestJanitorPurgeUnderConcurrentClaimsAndCompletions(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(db *janitorDB) {
+		const old, fresh = 1200, 300
+		oldIDs := db.completeMany("old", old)
+		db.backdate(20 * day)
+		before := db.partitions()
+		for range fresh {
+			db.insert("live", "k", false)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 2)
+		var finished []int64
+		wg.Go(func() {
+			for len(finished) < fresh {
+				jobs, err := db.drv.JobClaim(db.ctx, driver.ClaimParams{Queue: "live", WorkerID: "w", Max: 10,
+					DefaultLease: time.Minute})
+				if err != nil {
+					errs <- err
+					return
+				}
+				var done []driver.CompleteParams
+				for _, j := range jobs {
+					done = append(done, driver.CompleteParams{HeldJob: driver.HeldJob{ID: j.ID, Attempt: j.Attempt,
+						WorkerID: j.WorkerID}})
+				}
+				ids, err := db.drv.JobCompleteMany(db.ctx, done)
+				if err != nil || len(ids) != len(done) {
+					errs <- errors.Join(err, errors.New("a completion was refused"))
+					return
+				}
+				finished = append(finished, ids...)
+			}
+		})
+		now := time.Now()
+		j := db.janitor(&now)
+		j.BatchSize, j.PageSize = 50, 200
+		var rep *driver.JanitorReport
+		wg.Go(func() {
+			var err error
+			if rep, err = j.RunOnce(db.ctx, RunOptions{Force: true}); err != nil {
+				errs <- err
+			}
+		})
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			db.t.Fatal(err)
+		}
+		if rep.Run.Jobs != old {
+			db.t.Fatalf("purged %d jobs, want %d", rep.Run.Jobs, old)
+		}
+		for _, id := range oldIDs[:10] {
+			if db.exists(id) {
+				db.t.Fatalf("old job %d still there", id)
+			}
+		}
+		for _, id := range finished {
+			if j := db.get(id); j.State != driver.StateCompleted {
+				db.t.Fatalf("job %d: %s, want completed", id, j.State)
+			}
+		}
+		if db.archived() != fresh {
+			db.t.Fatalf("archive holds %d jobs, want the %d fresh ones", db.archived(), fresh)
+		}
+		if db.pg && (len(rep.Partitions) == 0 || len(db.partitions()) >= len(before)) {
+			db.t.Fatalf("partitions %v → %v, dropped %v; want the old day dropped", before, db.partitions(), rep.Partitions)
 		}
 	})
 }
