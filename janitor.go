@@ -51,6 +51,9 @@ func (c *Client) JanitorRuns(ctx context.Context, limit int) ([]*JanitorRun, err
 	return c.driver.JanitorRunList(ctx, limit)
 }
 
+// Retention answers the client's retention, defaults applied.
+func (c *Client) Retention() Retention { return c.config.Retention }
+
 func (c *Client) janitor() *maintenance.Janitor {
 	r := c.config.Retention
 	j := &maintenance.Janitor{Store: c.driver, Policy: r.policy(), Runner: c.config.ID, Interval: r.Interval,

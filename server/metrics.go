@@ -24,7 +24,13 @@ type metrics struct {
 	requests                             *prometheus.CounterVec
 }
 
-func newMetrics(store driver.QueueStore) *metrics {
+// metricsStore is what the scrape-time collectors read.
+type metricsStore interface {
+	driver.QueueStore
+	driver.RetentionStore
+}
+
+func newMetrics(store metricsStore) *metrics {
 	byKindQueue := func(name, help string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"kind", "queue"})
 	}
@@ -41,7 +47,7 @@ func newMetrics(store driver.QueueStore) *metrics {
 			Help: "HTTP requests by route and status code."}, []string{"route", "code"}),
 	}
 	m.registry.MustRegister(m.enqueued, m.completed, m.failed, m.retried, m.duration, m.requests,
-		&queueCollector{store: store}, collectors.NewGoCollector(),
+		&queueCollector{store: store}, &janitorCollector{store: store}, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 	return m
