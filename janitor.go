@@ -15,6 +15,13 @@ type (
 	JanitorGroup  = driver.JanitorGroup
 )
 
+// Outcomes of a JanitorRun.
+const (
+	JanitorOK      = driver.JanitorOK
+	JanitorRefused = driver.JanitorRefused
+	JanitorFailed  = driver.JanitorFailed
+)
+
 // ErrJanitorRefused is the error of a janitor run that the safety check
 // refused (it would delete too large a share of the archive, or jobs newer
 // than the floor); JanitorOptions.Force runs it anyway.

@@ -120,7 +120,7 @@ func ParseKeep(s string) (time.Duration, error) {
 	if days, ok := strings.CutSuffix(s, "d"); ok {
 		n, err := strconv.ParseFloat(days, 64)
 		if err != nil || n <= 0 || n > 100*365 {
-			return 0, fmt.Errorf("%q is not a number of days (for example 7d)", s)
+			return 0, fmt.Errorf("%q is not a retention (for example 7d, 36h or forever)", s)
 		}
 		return time.Duration(n * float64(24*time.Hour)), nil
 	}

@@ -43,6 +43,10 @@ type serveConfig struct {
 	LogLevel        string `yaml:"log_level"`
 	// Periodic jobs come from the file only.
 	Periodic []periodicConfig `yaml:"periodic"`
+	// Retention of finished jobs (docs/retention.md); flags override it.
+	Retention retentionConfig `yaml:"retention"`
+	// Vault is where the janitor stores jobs before deleting them.
+	Vault string `yaml:"vault"`
 	// file is the config file read, "" for none.
 	file string
 }
@@ -88,6 +92,7 @@ func periodicJobs(entries []periodicConfig) ([]skiplock.PeriodicJob, error) {
 func newServeCmd(g *globals) *cobra.Command {
 	var flags serveConfig
 	var configFile string
+	var keep retentionFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP API, the worker protocol and the maintenance services",
@@ -105,6 +110,7 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 			if err != nil {
 				return err
 			}
+			keep.apply(cmd, &cfg.Retention)
 			return serve(cmd.Context(), cfg)
 		},
 	}
@@ -115,6 +121,8 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
+	f.StringVar(&flags.Vault, "vault", "", "vault URL the janitor stores finished jobs in before deleting them")
+	addRetentionFlags(cmd, &keep)
 	return cmd
 }
 
@@ -153,6 +161,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
 	pick(fs.Changed("log-level"), flags.LogLevel, "LOG_LEVEL", &cfg.LogLevel)
+	pick(fs.Changed("vault"), flags.Vault, "VAULT", &cfg.Vault)
 	if fs.Changed("insecure") {
 		cfg.Insecure = flags.Insecure
 	} else if v, ok := env("INSECURE"); ok && v != "" {
@@ -220,6 +229,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	retention, vault, err := cfg.retentionAndVault(ctx)
+	if err != nil {
+		return err
+	}
 	// Listen before opening the database: a busy port must not leave a new
 	// database file behind.
 	ln, err := listen(cfg.Listen)
@@ -246,7 +259,8 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic})
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
+		Retention: retention, Vault: vault})
 	if err != nil {
 		return usagef("%v", err)
 	}
