@@ -43,6 +43,7 @@ type Executor interface {
 	LeaderStore
 	ScheduleStore
 	ArchiveStore
+	RetentionStore
 	TokenStore
 	PeriodicStore
 	MetricsStore
