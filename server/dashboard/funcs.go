@@ -16,11 +16,13 @@ import (
 // funcs are the templates' helpers; none of them returns unescaped text
 // built from job data.
 var funcs = template.FuncMap{
-	"json":     prettyJSON,
-	"ago":      ago,
-	"until":    until,
-	"utc":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-	"utcp":     func(t *time.Time) string { return orDash(t, func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }) },
+	"json":  prettyJSON,
+	"ago":   ago,
+	"until": until,
+	"utc":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+	"utcp": func(t *time.Time) string {
+		return orDash(t, func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") })
+	},
 	"agep":     func(t *time.Time) string { return orDash(t, ago) },
 	"seconds":  func(s float64) string { return age(time.Duration(s * float64(time.Second))) },
 	"percent":  func(n, of int64) string { return percent(n, of) },
