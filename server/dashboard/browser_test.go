@@ -40,20 +40,37 @@ type browser struct {
 	shot string
 }
 
-func newBrowser(t *testing.T, base, shotDir string) *browser {
+// startChromium starts one headless Chromium for the test; each browser
+// then opens in a BrowserContext of its own (its own cookies).
+func startChromium(t *testing.T) context.Context {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromium(t)), chromedp.UserDataDir(t.TempDir()),
 		chromedp.Flag("headless", true), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true), chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.NoDefaultBrowserCheck, chromedp.WindowSize(1280, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
+	start := time.Now()
 	if err := chromedp.Do(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
+	}
+	t.Logf("chromium started in %s", time.Since(start).Round(time.Millisecond))
+	return ctx
+}
+
+// newBrowser opens a tab with fresh cookies on base; every dialog (a
+// confirmation) is accepted.
+func newBrowser(t *testing.T, chrome context.Context, base, shotDir string) *browser {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(chrome, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open a tab: %v", err)
 	}
 	dialogs := chromedp.Events(ctx, page.JavascriptDialogOpening)
 	go func() {
@@ -73,6 +90,12 @@ func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
 	defer cancel()
+	start := time.Now()
+	defer func() {
+		if d := time.Since(start); d > 2*time.Second {
+			b.t.Logf("%s took %s", what, d.Round(time.Millisecond))
+		}
+	}()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
 		defer cancel()

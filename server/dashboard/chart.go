@@ -10,7 +10,7 @@ import (
 
 // Chart geometry, in SVG user units; the SVG scales to its box.
 const (
-	chartW, chartH = 600.0, 140.0
+	chartW, chartH = 1100.0, 180.0
 	chartTop       = 14.0
 )
 

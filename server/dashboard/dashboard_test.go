@@ -17,7 +17,7 @@ import (
 // failed job, cancel a running one, pause a queue, apply a bulk retry;
 // a viewer cannot act and a tenant token cannot see another tenant.
 func TestDashboardInBrowser(t *testing.T) {
-	chromium(t)
+	chrome := startChromium(t)
 	dbs := map[string]func(t *testing.T) string{
 		"sqlite": func(t *testing.T) string { return filepath.Join(t.TempDir(), "dash.db") },
 		"postgres": func(t *testing.T) string {
@@ -31,15 +31,14 @@ func TestDashboardInBrowser(t *testing.T) {
 			admin := s.token("--role", "admin")
 			viewer := s.token("--role", "viewer")
 			acme := s.token("--role", "admin", "--tenant", "acme")
-			dashboardAsAdmin(t, s, admin, shotDir(t, name))
-			dashboardAsViewer(t, s, admin, viewer)
-			dashboardAsTenant(t, s, admin, acme)
+			dashboardAsAdmin(t, newBrowser(t, chrome, s.base, shotDir(t, name)), s, admin)
+			dashboardAsViewer(t, newBrowser(t, chrome, s.base, ""), s, admin, viewer)
+			dashboardAsTenant(t, newBrowser(t, chrome, s.base, ""), s, admin, acme)
 		})
 	}
 }
 
-func dashboardAsAdmin(t *testing.T, s *served, admin, shots string) {
-	b := newBrowser(t, s.base, shots)
+func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	b.login(admin)
 
 	// A job enqueued while the list is open appears without a reload.
@@ -47,6 +46,9 @@ func dashboardAsAdmin(t *testing.T, s *served, admin, shots string) {
 	eval[bool](b, `new Promise(r => { const t = setInterval(() => { if (document.body.classList.contains("connected")) { clearInterval(t); r(true) } }, 20) })`)
 	j := s.enqueue(admin, map[string]any{"kind": "email", "queue": "mail", "workflow_id": "wf-1",
 		"payload": map[string]any{"to": "ann@example.com", "html": "<script>window.pwned=1</script>"}})
+	for _, kind := range []string{"thumbnail", "publish"} {
+		s.enqueue(admin, map[string]any{"kind": kind, "workflow_id": "wf-1", "depends_on": []int64{j.ID}})
+	}
 	b.do("see the job appear live", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, j.ID))))
 
 	// Its page shows the payload as text; the script in it never runs.
@@ -57,8 +59,7 @@ func dashboardAsAdmin(t *testing.T, s *served, admin, shots string) {
 	}
 
 	// A running job's progress and checkpoint follow its heartbeats live.
-	run := s.enqueue(admin, map[string]any{"kind": "transcode", "queue": "video", "workflow_id": "wf-1",
-		"depends_on": []int64{}})
+	run := s.enqueue(admin, map[string]any{"kind": "transcode", "queue": "video", "workflow_id": "wf-1"})
 	s.claim(admin, "video", "w-1")
 	b.do("open the running job", b.open(fmt.Sprintf("/jobs/%d", run.ID)), chromedp.WaitVisible(chromedp.ID("progress")))
 	eval[bool](b, `new Promise(r => { const t = setInterval(() => { if (document.body.classList.contains("connected")) { clearInterval(t); r(true) } }, 20) })`)
@@ -140,9 +141,8 @@ func dashboardAsAdmin(t *testing.T, s *served, admin, shots string) {
 }
 
 // A viewer sees the pages but no action, and a forged action is refused.
-func dashboardAsViewer(t *testing.T, s *served, admin, viewer string) {
+func dashboardAsViewer(t *testing.T, b *browser, s *served, admin, viewer string) {
 	f := s.failed(admin, "viewed")
-	b := newBrowser(t, s.base, "")
 	b.login(viewer)
 	b.do("open the failed job", b.open(fmt.Sprintf("/jobs/%d", f.ID)), chromedp.WaitVisible(chromedp.ID("state")))
 	if b.has(`button[value="Retry"]`) {
@@ -160,10 +160,9 @@ func dashboardAsViewer(t *testing.T, s *served, admin, viewer string) {
 }
 
 // A tenant's token lists only its tenant's jobs; another's is not found.
-func dashboardAsTenant(t *testing.T, s *served, admin, acme string) {
+func dashboardAsTenant(t *testing.T, b *browser, s *served, admin, acme string) {
 	mine := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "acme"})
 	theirs := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "globex"})
-	b := newBrowser(t, s.base, "")
 	b.login(acme)
 	b.do("list jobs", b.open("/jobs?kind=report"), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, mine.ID))))
 	if b.has(fmt.Sprintf(`tr[data-id="%d"]`, theirs.ID)) {
