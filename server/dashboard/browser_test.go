@@ -88,7 +88,7 @@ func newBrowser(t *testing.T, chrome context.Context, base, shotDir string) *bro
 // and the page it was on.
 func (b *browser) do(what string, steps ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
 	defer cancel()
 	start := time.Now()
 	defer func() {
@@ -112,7 +112,7 @@ func (b *browser) open(path string) chromedp.Action[chromedp.Void] {
 // eval answers a script's value.
 func eval[T any](b *browser, js string) T {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
@@ -126,7 +126,7 @@ func eval[T any](b *browser, js string) T {
 func (b *browser) waitText(sel, want string) {
 	b.t.Helper()
 	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return !!e && e.textContent.includes(%q); })()`, sel, want)
-	testwait.Until(b.t, 20*time.Second, fmt.Sprintf("%s to say %q", sel, want), func() bool {
+	testwait.Until(b.t, time.Minute, fmt.Sprintf("%s to say %q", sel, want), func() bool {
 		ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
 		defer cancel()
 		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
@@ -146,7 +146,7 @@ func (b *browser) screenshot(name string) {
 	if b.shot == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
