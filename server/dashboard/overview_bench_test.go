@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,8 +61,15 @@ func BenchmarkOverview(b *testing.B) {
 			b.Fatalf("fill: %v", err)
 		}
 	}
-	if _, err := conn.Exec(ctx, `ANALYZE skiplock_jobs; ANALYZE skiplock_jobs_archive`); err != nil {
+	// A settled database: autovacuum has summarised the archive's BRIN
+	// ranges and gathered statistics.
+	if _, err := conn.Exec(ctx, `VACUUM ANALYZE skiplock_jobs, skiplock_jobs_archive`); err != nil {
 		b.Fatal(err)
+	}
+	if os.Getenv("SKIPLOCK_BENCH_EXPLAIN") != "" {
+		explain(b, conn, `SELECT queue, state, count(*) FROM skiplock_jobs GROUP BY queue, state`)
+		explain(b, conn, `SELECT floor(extract(epoch FROM finished_at - (now() - interval '1 hour')) / 60)::int, state, count(*)
+			FROM skiplock_jobs_archive WHERE finished_at >= now() - interval '1 hour' GROUP BY 1, 2`)
 	}
 	b.Logf("filled %d archived and %d live jobs in %s", archived, live, time.Since(start).Round(time.Millisecond))
 	client, err := skiplock.NewClient(drv, &skiplock.Config{})
@@ -70,14 +78,41 @@ func BenchmarkOverview(b *testing.B) {
 	}
 	mux := http.NewServeMux()
 	New(Config{Client: client, Backend: adminBackend{}}).Register(mux)
-	b.ResetTimer()
-	for b.Loop() {
-		rec := httptest.NewRecorder()
-		mux.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
-		if rec.Code != http.StatusOK {
-			b.Fatalf("GET /: %d %s", rec.Code, rec.Body)
+	b.Run("page", func(b *testing.B) {
+		for b.Loop() {
+			rec := httptest.NewRecorder()
+			mux.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			if rec.Code != http.StatusOK {
+				b.Fatalf("GET /: %d %s", rec.Code, rec.Body)
+			}
 		}
+	})
+	b.Run("QueueList", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := client.QueueList(ctx, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Activity", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := client.Activity(ctx, time.Hour, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func explain(b *testing.B, conn *pgx.Conn, query string) {
+	rows, err := conn.Query(context.Background(), "EXPLAIN ANALYZE "+query)
+	if err != nil {
+		b.Fatal(err)
 	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s", strings.Join(lines, "\n"))
 }
 
 func envInt(b *testing.B, name string, def int) int {
