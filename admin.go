@@ -18,8 +18,10 @@ type JobListParams = driver.ListParams
 // MaxJobListLimit is the most jobs one JobList answers.
 const MaxJobListLimit = 10000
 
-// JobList answers jobs newest first, live and archived. The last job's id
-// is the cursor (BeforeID) of the next page.
+// JobList answers jobs newest first, live and archived, that match every
+// filter of p (tags, metadata, worker, error type, created and finished
+// ranges among them). The last job's id is the cursor (BeforeID) of the next
+// page.
 func (c *Client) JobList(ctx context.Context, p JobListParams) ([]*JobRow, error) {
 	for _, s := range p.States {
 		if !s.Valid() {
@@ -28,6 +30,9 @@ func (c *Client) JobList(ctx context.Context, p JobListParams) ([]*JobRow, error
 	}
 	if p.Limit < 0 || p.Limit > MaxJobListLimit {
 		return nil, invalid("limit", "must be between 1 and %d, got %d", MaxJobListLimit, p.Limit)
+	}
+	if err := checkListFilters(&p); err != nil {
+		return nil, err
 	}
 	return c.driver.JobList(ctx, p)
 }

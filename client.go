@@ -187,7 +187,7 @@ func (c *Client) drain(ctx context.Context) error {
 }
 
 func (c *Client) rescuer() *maintenance.Rescuer {
-	return &maintenance.Rescuer{Store: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
+	return &maintenance.Rescuer{Store: c.driver, Counters: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
 		OnRequeue: func() {
 			for name := range c.config.Queues {
 				c.wakeLocal(name)

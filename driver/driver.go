@@ -45,6 +45,7 @@ type Executor interface {
 	ArchiveStore
 	TokenStore
 	PeriodicStore
+	MetricsStore
 }
 
 // ExecutorTx is an Executor inside a transaction.

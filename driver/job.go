@@ -249,8 +249,35 @@ type ListParams struct {
 	Queue      string
 	Tenant     *string
 	WorkflowID string
-	BeforeID   int64
-	Limit      int
+	// Tags: jobs that carry every one of these tags.
+	Tags []string
+	// Metadata: jobs whose metadata has each of these top-level keys with
+	// this value (compared as JSON: "5" and 5 differ).
+	Metadata map[string]any
+	// WorkerID: jobs last run by this worker.
+	WorkerID string
+	// ErrorType: jobs with an attempt error of this type (any attempt).
+	ErrorType string
+	// Created and Finished bound created_at and finished_at: After
+	// inclusive, Before exclusive, zero unbounded. A Finished bound lists
+	// finished jobs only.
+	CreatedAfter, CreatedBefore   time.Time
+	FinishedAfter, FinishedBefore time.Time
+	BeforeID                      int64
+	Limit                         int
+}
+
+// FinishedOnly reports whether p lists finished jobs only (a finished_at bound).
+func (p *ListParams) FinishedOnly() bool {
+	return !p.FinishedAfter.IsZero() || !p.FinishedBefore.IsZero()
+}
+
+// MetadataJSON answers the Metadata filter as a JSON object, nil when none.
+func (p *ListParams) MetadataJSON() ([]byte, error) {
+	if len(p.Metadata) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(p.Metadata)
 }
 
 // PromoteResult is what a promotion of due scheduled jobs did.

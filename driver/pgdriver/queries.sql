@@ -186,18 +186,46 @@ LIMIT 1;
 
 -- name: JobList
 -- $7, the cursor, is a job id: bigint. Compared with the literal 0 alone,
--- PostgreSQL would type it int4 and refuse every cursor past 2³¹.
+-- PostgreSQL would type it int4 and refuse every cursor past 2³¹. The driver
+-- runs it unprepared, so that each listing is planned with its own filters
+-- and reaches the archive's indexes (tags, metadata, errors, worker_id,
+-- created_at, finished_at) instead of a generic plan that cannot. Of the
+-- two archive branches one runs ($18: a time bound is given): the planner
+-- would walk the id index backwards through every row newer than a time
+-- window, not knowing ids grow with time; `id + 0` makes it read the window
+-- by its index (and finished_at's partitions) and sort what matched.
 (SELECT {{cols}} FROM skiplock_jobs
  WHERE $1::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
    AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
+   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
+   AND ($12 = '' OR worker_id = $12)
+   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
+   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
+   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
  ORDER BY id DESC LIMIT $8)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE $9::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
+ WHERE $9::boolean AND NOT $18::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
    AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
+   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
+   AND ($12 = '' OR worker_id = $12)
+   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
+   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
+   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
  ORDER BY id DESC LIMIT $8)
+UNION ALL
+(SELECT {{cols}} FROM skiplock_jobs_archive
+ WHERE $9::boolean AND $18::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
+   AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
+   AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
+   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
+   AND ($12 = '' OR worker_id = $12)
+   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
+   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
+   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
+ ORDER BY id + 0 DESC LIMIT $8)
 ORDER BY id DESC LIMIT $8;
 
 -- name: JobLiveForUpdate
@@ -445,3 +473,20 @@ ORDER BY id LIMIT $7;
 DELETE FROM skiplock_jobs_archive
 WHERE id = ANY($1::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
+
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       count(*) FILTER (WHERE attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce((extract(epoch FROM now()) - extract(epoch FROM min(run_at) FILTER (WHERE state = 'pending')))::float8, 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > now() - make_interval(secs => $1) GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;

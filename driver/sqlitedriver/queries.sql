@@ -143,11 +143,21 @@ SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = @id
 LIMIT 1;
 
 -- name: JobList
+-- Metadata keys are quoted into a JSON path; the client refuses keys with '"'.
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs
     WHERE @live AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
       AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
       AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
+            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
+               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
+      AND (@worker = '' OR worker_id = @worker)
+      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
+      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
+      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
     ORDER BY id DESC LIMIT @limit)
 UNION ALL
 SELECT * FROM (
@@ -155,6 +165,15 @@ SELECT * FROM (
     WHERE @archived AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
       AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
       AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
+            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
+               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
+      AND (@worker = '' OR worker_id = @worker)
+      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
+      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
+      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
     ORDER BY id DESC LIMIT @limit)
 ORDER BY id DESC LIMIT @limit;
 
@@ -375,3 +394,20 @@ ORDER BY id LIMIT @limit;
 DELETE FROM skiplock_jobs_archive
 WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
+
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       sum(attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > @since GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES (@name, @n)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;

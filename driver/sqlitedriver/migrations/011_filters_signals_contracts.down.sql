@@ -1,0 +1,2 @@
+DROP INDEX skiplock_jobs_archive_created;
+DROP INDEX skiplock_jobs_archive_worker;
