@@ -78,9 +78,9 @@ func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, err
 	if err != nil {
 		return skiplock.BulkParams{}, f, err
 	}
-	if f.WorkflowID != "" {
+	if f.Narrow() {
 		return skiplock.BulkParams{}, f, &pageError{status: http.StatusBadRequest,
-			msg: "bulk actions filter by state, kind, queue and tenant; clear the workflow filter first"}
+			msg: "bulk actions filter by state, kind, queue and tenant; clear the other filters first"}
 	}
 	action := skiplock.BulkAction(q.Get("action"))
 	if action != skiplock.BulkRetry && action != skiplock.BulkCancel {

@@ -148,3 +148,31 @@ func TestHandlerPagesRender(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The jobs page filters by tag, worker, error type and creation time.
+func TestHandlerFilters(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	vip, err := b.client.Insert(ctx, skiplock.RawArgs{KindName: "mail", Payload: []byte(`{}`)},
+		&skiplock.InsertOpts{Tags: []string{"vip"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := b.insert("mail", "", `{}`)
+	row := func(id int64) string { return `data-id="` + itoa(id) + `"` }
+	body := b.do("GET", "/jobs?tag=vip", "admin", nil).Body.String()
+	if !strings.Contains(body, row(vip.Job.ID)) || strings.Contains(body, row(plain.ID)) {
+		t.Fatal("tag filter")
+	}
+	body = b.do("GET", "/jobs?created_to=2000-01-01T00:00", "admin", nil).Body.String()
+	if strings.Contains(body, row(vip.Job.ID)) || strings.Contains(body, row(plain.ID)) {
+		t.Fatal("created_to in the past lists jobs")
+	}
+	if rec := b.do("GET", "/jobs?created_from=yesterday", "admin", nil); rec.Code != http.StatusBadRequest ||
+		!strings.Contains(rec.Body.String(), "created_from") {
+		t.Fatalf("bad time: %d", rec.Code)
+	}
+	if rec := b.do("GET", "/bulk?action=retry&tag=vip", "admin", nil); rec.Code != http.StatusBadRequest {
+		t.Fatalf("bulk with a tag filter: %d", rec.Code)
+	}
+}

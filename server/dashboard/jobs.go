@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/skiplock/skiplock"
 )
@@ -17,17 +18,51 @@ const pageSize = 50
 type jobFilter struct {
 	States                          []string
 	Kind, Queue, Tenant, WorkflowID string
-	Cursor                          int64
+	Tag, WorkerID, ErrorType        string
+	// CreatedFrom and CreatedTo bound created_at (UTC, as a browser's
+	// datetime-local input writes it: 2006-01-02T15:04).
+	CreatedFrom, CreatedTo string
+	from, to               time.Time
+	Cursor                 int64
 }
 
 // Empty reports whether the filter picks every job.
 func (f jobFilter) Empty() bool {
-	return len(f.States) == 0 && f.Kind == "" && f.Queue == "" && f.Tenant == "" && f.WorkflowID == ""
+	return len(f.States) == 0 && f.Kind == "" && f.Queue == "" && f.Tenant == "" && f.WorkflowID == "" &&
+		!f.Narrow()
+}
+
+// Narrow reports whether the filter uses a field bulk actions cannot.
+func (f jobFilter) Narrow() bool {
+	return f.WorkflowID != "" || f.Tag != "" || f.WorkerID != "" || f.ErrorType != "" || f.CreatedFrom != "" ||
+		f.CreatedTo != ""
+}
+
+// parseLocal reads a datetime-local value as UTC.
+func parseLocal(field, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, &pageError{status: http.StatusBadRequest,
+		msg: fmt.Sprintf("%s: want a time like 2006-01-02T15:04 (UTC), got %q", field, v)}
 }
 
 func readFilter(q url.Values) (jobFilter, error) {
 	f := jobFilter{Kind: q.Get("kind"), Queue: q.Get("queue"), Tenant: q.Get("tenant"),
-		WorkflowID: q.Get("workflow_id")}
+		WorkflowID: q.Get("workflow_id"), Tag: q.Get("tag"), WorkerID: q.Get("worker_id"),
+		ErrorType: q.Get("error_type"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to")}
+	var err error
+	if f.from, err = parseLocal("created_from", f.CreatedFrom); err != nil {
+		return f, err
+	}
+	if f.to, err = parseLocal("created_to", f.CreatedTo); err != nil {
+		return f, err
+	}
 	for _, v := range q["state"] {
 		for _, st := range strings.Split(v, ",") {
 			if st == "" {
@@ -51,7 +86,11 @@ func readFilter(q url.Values) (jobFilter, error) {
 
 // params answers the library's listing of f as p may see it.
 func (f jobFilter) params(p *Principal, limit int) skiplock.JobListParams {
-	lp := skiplock.JobListParams{Kind: f.Kind, Queue: f.Queue, WorkflowID: f.WorkflowID, BeforeID: f.Cursor, Limit: limit}
+	lp := skiplock.JobListParams{Kind: f.Kind, Queue: f.Queue, WorkflowID: f.WorkflowID, BeforeID: f.Cursor, Limit: limit,
+		WorkerID: f.WorkerID, ErrorType: f.ErrorType, CreatedAfter: f.from, CreatedBefore: f.to}
+	if f.Tag != "" {
+		lp.Tags = []string{f.Tag}
+	}
 	for _, st := range f.States {
 		lp.States = append(lp.States, skiplock.JobState(st))
 	}
