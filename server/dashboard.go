@@ -73,4 +73,3 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request, p *principal) 
 	writeJSON(w, http.StatusOK, a)
 	return nil
 }
-

@@ -1,8 +1,8 @@
 package dashboard
 
 import (
-	"html/template"
 	"errors"
+	"html/template"
 	"net/http"
 	"sync"
 	"time"
