@@ -205,6 +205,7 @@ type HeartbeatResult struct {
 	ID              int64
 	LeaseUntil      time.Time
 	CancelRequested bool
+	PauseRequested  bool
 }
 
 // CompleteParams finishes a held job successfully.
@@ -290,7 +291,9 @@ type PromoteResult struct {
 // RescueResult counts what the rescuer did.
 type RescueResult struct {
 	Requeued, Failed, Cancelled int
-	Now                         time.Time
+	// Paused counts jobs asked to pause, which go to paused.
+	Paused int
+	Now    time.Time
 }
 
 // InBatch places err, from job i (0-based) of a batch of n, in the batch.

@@ -53,6 +53,7 @@ func (s *Server) buildHandler() http.Handler {
 	handle("GET /v1/schedules", permRead, s.listSchedules)
 	handle("PUT /v1/schedules/{key}", permEnqueue, s.putSchedule)
 	handle("DELETE /v1/schedules/{key}", permEnqueue, s.deleteSchedule)
+	handle("GET /v1/janitor", permRead, s.janitorStatus)
 	handle("GET /metrics", permRead, s.serveMetrics)
 	handle("GET /healthz", permNone, s.healthz)
 	handle("GET /v1/activity", permRead, s.activity)

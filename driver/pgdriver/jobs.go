@@ -167,7 +167,7 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.HeartbeatResult, error) {
 			var h driver.HeartbeatResult
-			err := r.Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
+			err := r.Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
 			return h, err
 		})
 		return err
@@ -322,7 +322,7 @@ func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*dr
 	var h driver.HeartbeatResult
 	leaseKinds, leases := kindLeases([]string{}, p.LeaseKinds, p.Leases)
 	err := e.q.QueryRow(ctx, q("JobProgress"), p.ID, p.Attempt, p.WorkerID, p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
+		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
 	if err == pgx.ErrNoRows {
 		return nil, driver.ErrLeaseLost
 	}

@@ -116,7 +116,7 @@ UPDATE skiplock_jobs j
 SET lease_until = now() + make_interval(secs => ($4::jsonb ->> j.id::text)::float8), heartbeat_at = now()
 WHERE j.id = ANY($2::bigint[]) AND j.worker_id = $1 AND j.state = (SELECT 'running'::text)
   AND j.attempt = ($3::jsonb ->> j.id::text)::int
-RETURNING j.id, j.lease_until, j.cancel_requested;
+RETURNING j.id, j.lease_until, j.cancel_requested, j.pause_requested;
 
 -- name: JobCompleteMany
 -- The jobs are found by primary key from the id array $2 alone; their
@@ -176,7 +176,7 @@ SET progress = coalesce($4, progress), progress_message = coalesce($5, progress_
         THEN now() + make_interval(secs => coalesce(($9::float8[])[array_position($8::text[], kind)], $7::float8))
         ELSE lease_until END
 WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
-RETURNING id, lease_until, cancel_requested;
+RETURNING id, lease_until, cancel_requested, pause_requested;
 
 -- name: JobGet
 SELECT {{cols}} FROM skiplock_jobs WHERE id = $1
@@ -279,6 +279,7 @@ RETURNING {{cols}};
 WITH x AS (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND attempt <= max_retries AND NOT cancel_requested
+      AND NOT pause_requested
     ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j
@@ -293,6 +294,7 @@ WITH d AS (
     DELETE FROM skiplock_jobs j WHERE j.id = ANY(ARRAY(
         SELECT id FROM skiplock_jobs
         WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND (attempt > max_retries OR cancel_requested)
+          AND (cancel_requested OR NOT pause_requested)
         ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED))
     RETURNING *
 )
@@ -490,3 +492,33 @@ SELECT name, value FROM skiplock_counters;
 -- name: CounterAdd
 INSERT INTO skiplock_counters (name, value) VALUES ($1, $2)
 ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
+-- Pausing running jobs, and the requests a running job's process looks for.
+
+-- name: JobRequestPause
+UPDATE skiplock_jobs SET pause_requested = true, updated_at = now()
+WHERE id = $1 AND state = 'running' AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobPauseHeld
+-- The attempt is not spent: resumed, the job runs it again from its checkpoint.
+UPDATE skiplock_jobs
+SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = false,
+    updated_at = now()
+WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running' AND pause_requested AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobRescuePaused
+-- Expired leases of jobs asked to pause: paused, attempt unspent, as if
+-- their worker had stopped (it did, or it died).
+UPDATE skiplock_jobs j
+SET state = 'paused', attempt = j.attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = false,
+    updated_at = now()
+WHERE j.id = ANY(ARRAY(
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND pause_requested AND NOT cancel_requested
+    ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED))
+RETURNING j.id;
+
+-- name: JobStopRequests
+SELECT id, cancel_requested, pause_requested FROM skiplock_jobs
+WHERE id = ANY($1::bigint[]) AND state = 'running' AND (cancel_requested OR pause_requested);

@@ -81,7 +81,7 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 func scanHeartbeat(s scanner) (driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
 	var lease storedMicros
-	err := s.Scan(&h.ID, &lease, &h.CancelRequested)
+	err := s.Scan(&h.ID, &lease, &h.CancelRequested, &h.PauseRequested)
 	h.LeaseUntil = lease.time()
 	return h, err
 }

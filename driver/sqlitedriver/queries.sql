@@ -92,7 +92,7 @@ UPDATE skiplock_jobs AS j
 SET lease_until = @now + c.value ->> 'lease', heartbeat_at = @now
 FROM json_each(@batch) AS c
 WHERE j.id = c.value ->> 'id' AND j.attempt = c.value ->> 'attempt' AND j.worker_id = @worker AND j.state = 'running'
-RETURNING id, lease_until, cancel_requested;
+RETURNING id, lease_until, cancel_requested, pause_requested;
 
 -- name: JobCompleteArchive
 INSERT INTO skiplock_jobs_archive ({{cols}})
@@ -134,7 +134,7 @@ SET progress = coalesce(@progress, progress), progress_message = coalesce(@messa
         THEN @now + coalesce((SELECT l.value FROM json_each(@leases) l WHERE l.key = skiplock_jobs.kind), @lease)
         ELSE lease_until END
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running'
-RETURNING id, lease_until, cancel_requested;
+RETURNING id, lease_until, cancel_requested, pause_requested;
 
 -- name: JobGet
 SELECT {{cols}} FROM skiplock_jobs WHERE id = @id
@@ -224,6 +224,7 @@ SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = @now,
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND attempt <= max_retries AND NOT cancel_requested
+      AND NOT pause_requested
     ORDER BY lease_until LIMIT @limit)
 RETURNING queue;
 
@@ -234,6 +235,7 @@ FROM skiplock_jobs j
 WHERE j.id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND (attempt > max_retries OR cancel_requested)
+      AND (cancel_requested OR NOT pause_requested)
     ORDER BY lease_until LIMIT @limit)
 RETURNING id, state;
 
@@ -411,3 +413,33 @@ SELECT name, value FROM skiplock_counters;
 -- name: CounterAdd
 INSERT INTO skiplock_counters (name, value) VALUES (@name, @n)
 ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
+-- Pausing running jobs, and the requests a running job's process looks for.
+
+-- name: JobRequestPause
+UPDATE skiplock_jobs SET pause_requested = 1, updated_at = @now
+WHERE id = @id AND state = 'running' AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobPauseHeld
+-- The attempt is not spent: resumed, the job runs it again from its checkpoint.
+UPDATE skiplock_jobs
+SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = 0,
+    updated_at = @now
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running' AND pause_requested
+  AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobRescuePaused
+UPDATE skiplock_jobs
+SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = 0,
+    updated_at = @now
+WHERE id IN (
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND pause_requested AND NOT cancel_requested
+    ORDER BY lease_until LIMIT @limit)
+RETURNING id;
+
+-- name: JobStopRequests
+-- By primary key: cheap enough to run every second for every running job.
+SELECT id, cancel_requested, pause_requested FROM skiplock_jobs
+WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'running' AND (cancel_requested OR pause_requested);

@@ -4,3 +4,7 @@
 -- until the page is full.
 CREATE INDEX skiplock_jobs_archive_worker ON skiplock_jobs_archive (worker_id) WHERE worker_id IS NOT NULL;
 CREATE INDEX skiplock_jobs_archive_created ON skiplock_jobs_archive (created_at);
+
+-- A running job asked to pause: its worker's context ends, and the job goes
+-- to paused instead of ending. Live jobs only: the archive never needs it.
+ALTER TABLE skiplock_jobs ADD COLUMN pause_requested INTEGER NOT NULL DEFAULT 0;
