@@ -45,6 +45,8 @@ type Executor interface {
 	ArchiveStore
 	TokenStore
 	PeriodicStore
+	MetricsStore
+	StopStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
