@@ -223,6 +223,9 @@ func (c *Client) elector() *maintenance.Elector {
 			leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
+			if !c.config.Retention.Disabled {
+				leading.Go(func() { c.janitor().Run(ctx) })
+			}
 			if len(c.config.PeriodicJobs) > 0 {
 				leading.Go(func() { c.periodicEnqueuer().Run(ctx) })
 			}

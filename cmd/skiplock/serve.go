@@ -21,7 +21,6 @@ import (
 	"github.com/skiplock/skiplock/contract"
 	"github.com/skiplock/skiplock/internal/dbopen"
 	"github.com/skiplock/skiplock/server"
-	"github.com/skiplock/skiplock/vault"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -47,6 +46,8 @@ type serveConfig struct {
 	Vault string `yaml:"vault"`
 	// Periodic jobs come from the file only.
 	Periodic []periodicConfig `yaml:"periodic"`
+	// Retention of finished jobs (docs/retention.md); flags override it.
+	Retention retentionConfig `yaml:"retention"`
 	// file is the config file read, "" for none.
 	file string
 }
@@ -92,6 +93,7 @@ func periodicJobs(entries []periodicConfig) ([]skiplock.PeriodicJob, error) {
 func newServeCmd(g *globals) *cobra.Command {
 	var flags serveConfig
 	var configFile string
+	var keep retentionFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP API, the worker protocol and the maintenance services",
@@ -109,6 +111,7 @@ SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config)
 			if err != nil {
 				return err
 			}
+			keep.apply(cmd, &cfg.Retention)
 			return serve(cmd.Context(), cfg)
 		},
 	}
@@ -120,6 +123,7 @@ SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config)
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
 	f.StringVar(&flags.Vault, "vault", "", "keep finished jobs in this vault before retention deletes them: a directory or s3://BUCKET/PREFIX (docs/vault.md)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
+	addRetentionFlags(cmd, &keep)
 	return cmd
 }
 
@@ -226,6 +230,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	retention, keep, err := cfg.retentionAndVault(ctx)
+	if err != nil {
+		return err
+	}
 	// Listen before opening the database: a busy port must not leave a new
 	// database file behind.
 	ln, err := listen(cfg.Listen)
@@ -252,16 +260,11 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	clientConfig := &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic}
-	if cfg.Vault != "" {
-		v, err := vault.Open(ctx, cfg.Vault)
-		if err != nil {
-			return fmt.Errorf("--vault: %w", err)
-		}
-		clientConfig.Vault = v
-		log.Info("vault", "location", v.String())
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
+		Retention: retention, Vault: keep})
+	if keep != nil {
+		log.Info("vault", "location", fmt.Sprint(keep))
 	}
-	client, err := skiplock.NewClient(db.Driver, clientConfig)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -297,6 +300,11 @@ func runHTTP(ctx context.Context, ln net.Listener, srv *server.Server, log *slog
 		// extend their own deadline.
 		WriteTimeout: 90 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// HTTP/1.1 and HTTP/2 without TLS (h2c, prior knowledge) on one port:
+	// a worker's claims and reports share one connection.
+	hs.Protocols = new(http.Protocols)
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetUnencryptedHTTP2(true)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
