@@ -302,7 +302,7 @@ func newVaultMetricsCmd() *cobra.Command {
 				t := newTable(w, "HOUR", "QUEUE", "JOBS", "COMPLETED", "FAILED", "CANCELLED", "RUN_MEAN", "RUN_P95")
 				for _, m := range ms {
 					t.row(m.Hour.Format("2006-01-02T15Z"), m.Queue, m.Jobs, m.Completed, m.Failed, m.Cancelled,
-						msText(m.RunMeanMs), msText(m.RunP95Ms))
+						msText(m.Runs, m.RunMeanMs), msText(m.Runs, m.RunP95Ms))
 				}
 				return t.flush()
 			})
@@ -311,6 +311,10 @@ func newVaultMetricsCmd() *cobra.Command {
 	return addJSONFlag(cmd)
 }
 
-func msText(ms float64) string {
+// msText shows a run time, "-" when no job ran.
+func msText(runs int64, ms float64) string {
+	if runs == 0 {
+		return "-"
+	}
 	return time.Duration(ms * float64(time.Millisecond)).Round(time.Millisecond).String()
 }
