@@ -17,7 +17,9 @@ type Rescuer struct {
 	Limit    int
 	// OnRequeue wakes workers when jobs went back to pending.
 	OnRequeue func()
-	Logger    *slog.Logger
+	// OnRescue, when set, is told how many jobs a pass rescued.
+	OnRescue func(n int)
+	Logger   *slog.Logger
 
 	lookback lookback
 }
@@ -37,6 +39,9 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 		if n > 0 {
 			orLogger(r.Logger).Info("rescued jobs with expired leases", "requeued", res.Requeued,
 				"failed", res.Failed, "cancelled", res.Cancelled)
+		}
+		if n > 0 && r.OnRescue != nil {
+			r.OnRescue(n)
 		}
 		if res.Requeued > 0 && r.OnRequeue != nil {
 			r.OnRequeue()
