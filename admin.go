@@ -41,7 +41,7 @@ func (c *Client) JobCancel(ctx context.Context, id int64) (*JobRow, error) {
 	}
 	if j.State == StateRunning {
 		if err := c.driver.Notifier().NotifyCancel(ctx, id); err != nil {
-			c.log.Warn("notify cancel; the worker will see it on its next heartbeat", "job_id", id, "error", err)
+			c.log.Warn("notify cancel; the worker will see it on its next heartbeat", jobAttr(j), "error", err)
 		}
 		c.running.cancel(id, ErrCancelled)
 	} else if j.State == StateCancelled {

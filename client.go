@@ -241,7 +241,11 @@ func (c *Client) flushed(batch []driver.CompleteParams, completed []int64) {
 	}
 	for _, p := range batch {
 		if !done[p.ID] {
-			c.log.Warn("completion refused: lease lost", "job_id", p.ID, "attempt", p.Attempt)
+			if r := c.running.get(p.ID, p.Attempt); r != nil {
+				c.log.Warn("completion refused: lease lost", jobAttr(r.row))
+			} else {
+				c.log.Warn("completion refused: lease lost", "job_id", p.ID, "attempt", p.Attempt)
+			}
 		} else if c.events.on() {
 			if r := c.running.get(p.ID, p.Attempt); r != nil {
 				c.emitCompleted(r, "")

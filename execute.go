@@ -166,7 +166,7 @@ func (c *Client) handleError(recorded, claimed *JobRow, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			c.log.Error("error handler panicked", "job_id", job.ID, "kind", job.Kind, "panic", r)
+			c.log.Error("error handler panicked", jobAttr(job), "panic", r)
 		}
 	}()
 	h(context.Background(), job, err)
@@ -236,7 +236,7 @@ func endedCancelled(ctx context.Context, tx driver.Executor, id int64) (bool, er
 }
 
 func (c *Client) logOutcome(run *runningJob, what string, err error, attrs ...any) {
-	attrs = append(attrs, "job_id", run.row.ID, "kind", run.row.Kind, "queue", run.row.Queue, "attempt", run.row.Attempt)
+	attrs = append(attrs, jobAttr(run.row))
 	if err != nil {
 		c.log.Warn("job "+what+": not recorded", append(attrs, "record_error", err)...)
 		return

@@ -171,7 +171,7 @@ func (s *runningSet) beat(ctx context.Context) error {
 		if s.jobs[id] != r {
 			continue // finished while the beat was out
 		}
-		s.client.log.Warn("lease lost", "job_id", id, "kind", r.row.Kind, "attempt", r.row.Attempt)
+		s.client.log.Warn("lease lost", jobAttr(r.row))
 		r.cancel(ErrLeaseLost)
 	}
 	return nil

@@ -49,6 +49,9 @@ type Options struct {
 	Keep     bool
 	Progress io.Writer
 	Logger   *slog.Logger
+	// Configure, when set, changes the client's configuration before it is
+	// made (e.g. adds tracing middleware).
+	Configure func(*skiplock.Config)
 }
 
 // Defaults of Options.
@@ -129,8 +132,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("--table-options: %w", err)
 		}
 	}
-	sys, err := NewSkiplock(db.Driver, skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
-		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}, o.Workers)
+	cfg := skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
+		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}
+	if o.Configure != nil {
+		o.Configure(&cfg)
+	}
+	sys, err := NewSkiplock(db.Driver, cfg, o.Workers)
 	if err != nil {
 		return Result{}, err
 	}
