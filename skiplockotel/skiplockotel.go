@@ -131,7 +131,7 @@ func (t *Tracing) Insert(ctx context.Context, jobs []*skiplock.InsertJob, next f
 // Work is a WorkMiddleware: a consumer span "skiplock.work" for the
 // attempt, child of the insert span the job's metadata names, with the job's
 // id, kind, queue and attempt, and its outcome (completed, snoozed,
-// cancelled, panic, error). The worker gets the span in its context.
+// cancelled, paused, panic, error). The worker gets the span in its context.
 func (t *Tracing) Work(ctx context.Context, job *skiplock.JobRow, next func(context.Context) error) error {
 	parent := ctx
 	if sc := t.extract(func(key string, v any) (bool, error) { return skiplock.MetadataValue(job, key, v) }); sc.IsValid() {
@@ -143,7 +143,7 @@ func (t *Tracing) Work(ctx context.Context, job *skiplock.JobRow, next func(cont
 	defer span.End()
 	err := next(ctx)
 	span.SetAttributes(AttrOutcome.String(Outcome(err)))
-	if err != nil && Outcome(err) != "snoozed" {
+	if o := Outcome(err); o != "completed" && o != "snoozed" && o != "paused" {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
 	}
@@ -161,6 +161,8 @@ func Outcome(err error) string {
 		return "snoozed"
 	case errors.Is(err, skiplock.ErrCancelled):
 		return "cancelled"
+	case errors.Is(err, skiplock.ErrPaused):
+		return "paused"
 	case errors.As(err, &pe):
 		return "panic"
 	default:

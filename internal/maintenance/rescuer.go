@@ -19,6 +19,9 @@ type Rescuer struct {
 	OnRequeue func()
 	// OnRescue, when set, is told how many jobs a pass rescued.
 	OnRescue func(n int)
+	// Counters, when set, keeps the cluster-wide rescue counts that
+	// metrics show.
+	Counters driver.MetricsStore
 	Logger   *slog.Logger
 
 	lookback lookback
@@ -43,6 +46,7 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 		if n > 0 && r.OnRescue != nil {
 			r.OnRescue(n)
 		}
+		r.count(ctx, res)
 		if res.Requeued > 0 && r.OnRequeue != nil {
 			r.OnRequeue()
 		}
@@ -53,4 +57,21 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 // Run rescues every Interval until ctx ends.
 func (r *Rescuer) Run(ctx context.Context) {
 	runEvery(ctx, "rescuer", r.Interval, orLogger(r.Logger), r.RunOnce)
+}
+
+// count adds a pass's rescues to the cluster-wide counters; a failure only
+// costs a metric, so it is logged.
+func (r *Rescuer) count(ctx context.Context, res driver.RescueResult) {
+	if r.Counters == nil {
+		return
+	}
+	for name, n := range map[string]int{driver.CounterRescuedRequeued: res.Requeued,
+		driver.CounterRescuedFailed: res.Failed, driver.CounterRescuedCancelled: res.Cancelled} {
+		if n == 0 {
+			continue
+		}
+		if err := r.Counters.CounterAdd(ctx, name, int64(n)); err != nil {
+			orLogger(r.Logger).Warn("counting rescued jobs", "counter", name, "err", err)
+		}
+	}
 }
