@@ -47,6 +47,8 @@ func (c *Client) JobCancel(ctx context.Context, id int64) (*JobRow, error) {
 	}
 	if j.State == StateRunning {
 		c.notifyStop(ctx, id, ErrCancelled)
+	} else if j.State == StateCancelled {
+		c.events.emitJob(EventJobCancelled, j, "", nil)
 	}
 	return j, nil
 }
@@ -198,7 +200,15 @@ func (c *Client) insertNext(ctx context.Context, exec driver.Executor, parent *J
 		}
 		params[i], queues[i] = p, p.Queue
 	}
-	res, err := exec.JobInsertMany(ctx, params)
+	var res []driver.InsertResult
+	err := c.insertThrough(ctx, params, func(ctx context.Context) ([]int64, []bool, error) {
+		var err error
+		if res, err = exec.JobInsertMany(ctx, params); err != nil {
+			return nil, nil, err
+		}
+		ids, dups := insertResultIDs(res)
+		return ids, dups, nil
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ type Client struct {
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
 	claimPlaces claimPlaces
 	health      writeHealth
+	// workMW is Config.WorkMiddleware folded into one call; nil when none.
+	workMW func(ctx context.Context, job *JobRow, call func(context.Context) error) error
+	events eventHub
 
 	mu        sync.Mutex
 	started   bool
@@ -62,6 +65,7 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 		c.policies[kind] = c.policyOf(kind, w.opts)
 	}
 	c.leases = c.leasesOfKinds()
+	c.workMW = workChain(cfg.WorkMiddleware)
 	c.running = newRunningSet(c)
 	c.wake = newWaker(drv, c.wakeLocal)
 	return c, nil
@@ -193,6 +197,11 @@ func (c *Client) drain(ctx context.Context) error {
 
 func (c *Client) rescuer() *maintenance.Rescuer {
 	return &maintenance.Rescuer{Store: c.driver, Counters: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
+		OnRescue: func(n int) {
+			if c.events.on() {
+				c.events.emit(Event{Kind: EventJobsRescued, Count: n})
+			}
+		},
 		OnRequeue: func() {
 			for name := range c.config.Queues {
 				c.wakeLocal(name)
@@ -240,10 +249,42 @@ func (c *Client) flushed(batch []driver.CompleteParams, completed []int64) {
 	}
 	for _, p := range batch {
 		if !done[p.ID] {
-			c.log.Warn("completion refused: lease lost", "job_id", p.ID, "attempt", p.Attempt)
+			if r := c.running.get(p.ID, p.Attempt); r != nil {
+				c.log.Warn("completion refused: lease lost", jobAttr(r.row))
+			} else {
+				c.log.Warn("completion refused: lease lost", "job_id", p.ID, "attempt", p.Attempt)
+			}
+		} else if c.events.on() {
+			if r := c.running.get(p.ID, p.Attempt); r != nil {
+				c.emitCompleted(r, "")
+			}
 		}
 		c.running.remove(p.ID, p.Attempt)
 	}
+}
+
+// emitCompleted sends the event of a job whose completion committed: it
+// ended as ended says, else cancelled when it was asked to while it ran
+// (such a job ends cancelled whatever its worker answers).
+func (c *Client) emitCompleted(r *runningJob, ended JobState) {
+	if !c.events.on() {
+		return
+	}
+	if ended == "" {
+		ended = StateCompleted
+		if r.ctx != nil && errors.Is(context.Cause(r.ctx), ErrCancelled) {
+			ended = StateCancelled
+		}
+	}
+	kind := EventJobCompleted
+	if ended == StateCancelled {
+		kind = EventJobCancelled
+	}
+	row := *r.row
+	if ended == StateCompleted {
+		row.Result = r.result
+	}
+	c.events.emitJob(kind, &row, ended, nil)
 }
 
 func (c *Client) wakeLocal(queue string) {

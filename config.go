@@ -1,6 +1,7 @@
 package skiplock
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -72,6 +73,19 @@ type Config struct {
 	// Retention is how long finished jobs are kept (see Retention); the
 	// leader applies it every Retention.Interval.
 	Retention Retention
+
+	// WorkMiddleware wraps every attempt this client works, outermost
+	// first (see WorkMiddleware); none costs nothing.
+	WorkMiddleware []WorkMiddleware
+	// InsertMiddleware wraps every insert made through this client,
+	// outermost first (see InsertMiddleware).
+	InsertMiddleware []InsertMiddleware
+	// ErrorHandler, when set, is called after every attempt of this client
+	// that failed: the worker's error, a timeout, a panic (a *PanicError
+	// with its stack). Not for snoozes, cancellations, lost leases or jobs
+	// handed back at shutdown. It runs on the job's goroutine; a panic in
+	// it is logged and dropped.
+	ErrorHandler func(ctx context.Context, job *JobRow, err error)
 }
 
 func (c Config) withDefaults() Config {
@@ -131,6 +145,16 @@ func (c Config) validate() error {
 	}
 	if err := c.Retention.validate(); err != nil {
 		return err
+	}
+	for i, mw := range c.WorkMiddleware {
+		if mw == nil {
+			return fmt.Errorf("config: WorkMiddleware[%d]: must not be nil", i)
+		}
+	}
+	for i, mw := range c.InsertMiddleware {
+		if mw == nil {
+			return fmt.Errorf("config: InsertMiddleware[%d]: must not be nil", i)
+		}
 	}
 	return validatePeriodic(c.PeriodicJobs)
 }

@@ -19,10 +19,16 @@ func (c *Client) execute(row *JobRow) {
 		c.recordFailure(&runningJob{client: c, row: row}, Permanent(fmt.Errorf("no worker for kind %q", row.Kind)))
 		return
 	}
+	run, err := c.attempt(row, w, c.policies[row.Kind])
+	c.finish(run, err, false)
+}
+
+// attempt runs w on row, a job this client holds, and answers its error.
+func (c *Client) attempt(row *JobRow, w *registeredWorker, pol kindPolicy) (*runningJob, error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	pol := c.policies[row.Kind]
-	run := &runningJob{client: c, row: row, lease: pol.lease, cancel: cancel, timeout: pol.timeout, backoff: pol.backoff}
+	run := &runningJob{client: c, row: row, ctx: ctx, lease: pol.lease, cancel: cancel, timeout: pol.timeout,
+		backoff: pol.backoff}
 	c.running.add(run)
 	workCtx := ctx
 	if run.timeout > 0 {
@@ -34,9 +40,18 @@ func (c *Client) execute(row *JobRow) {
 	if cause := context.Cause(ctx); cause != nil && err != nil {
 		err = fmt.Errorf("%w (%w)", err, cause)
 	}
+	return run, err
+}
+
+// finish records an attempt's outcome: through the completer, or at once
+// when now (a job worked on the caller's goroutine, Drain and WorkJob).
+func (c *Client) finish(run *runningJob, err error, now bool) {
+	row := run.row
 	switch {
 	case err == nil && len(run.next) > 0:
 		c.completeWithNext(run)
+	case err == nil && now:
+		c.completeNow(run)
 	case err == nil:
 		if !c.completer.Add(driver.CompleteParams{HeldJob: run.held(), Result: run.result}) {
 			c.running.remove(row.ID, row.Attempt) // stopped: the job runs again after its lease
@@ -52,22 +67,51 @@ func (c *Client) execute(row *JobRow) {
 	}
 }
 
-// callWorker runs the worker, turning a panic into an error with its stack.
+// completeNow completes one job in its own statement, as a flush of one.
+func (c *Client) completeNow(run *runningJob) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	batch := []driver.CompleteParams{{HeldJob: run.held(), Result: run.result}}
+	done, err := c.driver.JobCompleteMany(ctx, batch)
+	if err != nil {
+		c.logOutcome(run, "completed", err)
+		c.running.remove(run.row.ID, run.row.Attempt)
+		return
+	}
+	c.flushed(batch, done)
+}
+
+// callWorker runs the worker inside the work middleware, turning a panic
+// into a *PanicError: the worker's inside the middleware, so that they see
+// it as an error; the middleware's own outside.
 func (c *Client) callWorker(ctx context.Context, w *registeredWorker, row *JobRow, run *runningJob) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &panicError{value: r, stack: string(debug.Stack())}
+			err = &PanicError{Value: r, Stack: string(debug.Stack())}
 		}
 	}()
-	return w.work(ctx, row, run)
+	if c.workMW == nil {
+		return w.work(ctx, row, run)
+	}
+	return c.workMW(ctx, row, func(ctx context.Context) (err error) {
+		run.workCtx = ctx
+		defer func() {
+			if r := recover(); r != nil {
+				err = &PanicError{Value: r, Stack: string(debug.Stack())}
+			}
+		}()
+		return w.work(ctx, row, run)
+	})
 }
 
-type panicError struct {
-	value any
-	stack string
+// PanicError is the error of an attempt whose worker panicked: the value
+// it panicked with and the goroutine's stack.
+type PanicError struct {
+	Value any
+	Stack string
 }
 
-func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
 // recordFailure retries the job with backoff, snoozes it, or fails it for
 // good when it is permanent or out of retries.
@@ -79,14 +123,17 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 	if errors.As(err, &snooze) {
 		j, serr := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
 		c.logOutcome(run, "snoozed", serr)
+		if serr == nil {
+			c.events.emitJob(EventJobSnoozed, j, "", nil)
+		}
 		c.wakeIfPending(j)
 		return
 	}
 	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: err.Error(),
 		At: time.Now().UTC(), Retryable: !IsPermanent(err) && !errors.Is(err, ErrCancelled) && run.row.Attempt <= run.row.MaxRetries}
-	var pe *panicError
+	var pe *PanicError
 	if errors.As(err, &pe) {
-		entry.Stack = pe.stack
+		entry.Stack = pe.Stack
 	}
 	p := driver.FailParams{HeldJob: run.held(), Error: entry}
 	if entry.Retryable {
@@ -99,7 +146,32 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 	}
 	j, ferr := c.driver.JobFail(ctx, p)
 	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
+	if ferr == nil {
+		c.events.emitJob(outcomeEvent(j), j, "", err)
+	}
+	if !errors.Is(err, ErrCancelled) {
+		c.handleError(j, run.row, err)
+	}
 	c.wakeIfPending(j)
+}
+
+// handleError gives a failed attempt to Config.ErrorHandler, with the job
+// as recorded (or as claimed, when recording failed).
+func (c *Client) handleError(recorded, claimed *JobRow, err error) {
+	h := c.config.ErrorHandler
+	if h == nil {
+		return
+	}
+	job := recorded
+	if job == nil {
+		job = claimed
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("error handler panicked", jobAttr(job), "panic", r)
+		}
+	}()
+	h(context.Background(), job, err)
 }
 
 // wakeIfPending wakes the producer of a job that went back to pending at
@@ -126,6 +198,7 @@ func (c *Client) handBack(run *runningJob) *JobRow {
 // transaction: both happen or neither.
 func (c *Client) completeWithNext(run *runningJob) {
 	defer c.running.remove(run.row.ID, run.row.Attempt)
+	ended := StateCompleted
 	err := c.inTx(context.Background(), func(tx driver.Executor) error {
 		done, err := tx.JobCompleteMany(context.Background(), []driver.CompleteParams{{HeldJob: run.held(), Result: run.result}})
 		if err != nil {
@@ -135,11 +208,23 @@ func (c *Client) completeWithNext(run *runningJob) {
 			return ErrLeaseLost
 		}
 		if cancelled, err := endedCancelled(context.Background(), tx, run.row.ID); err != nil || cancelled {
+			if cancelled {
+				ended = StateCancelled
+			}
 			return err // a job asked to cancel ends cancelled and starts no next stage
 		}
-		_, err = c.insertNext(context.Background(), tx, run.row, run.next)
+		// The worker's context (without its cancel), so that insert
+		// middleware sees what work middleware put there, a trace.
+		nextCtx := context.Background()
+		if run.workCtx != nil {
+			nextCtx = context.WithoutCancel(run.workCtx)
+		}
+		_, err = c.insertNext(nextCtx, tx, run.row, run.next)
 		return err
 	})
+	if err == nil {
+		c.emitCompleted(run, ended)
+	}
 	c.afterCompleteWithNext(run, err)
 }
 
@@ -153,7 +238,7 @@ func endedCancelled(ctx context.Context, tx driver.Executor, id int64) (bool, er
 }
 
 func (c *Client) logOutcome(run *runningJob, what string, err error, attrs ...any) {
-	attrs = append(attrs, "job_id", run.row.ID, "kind", run.row.Kind, "queue", run.row.Queue, "attempt", run.row.Attempt)
+	attrs = append(attrs, jobAttr(run.row))
 	if err != nil {
 		c.log.Warn("job "+what+": not recorded", append(attrs, "record_error", err)...)
 		return
@@ -162,7 +247,7 @@ func (c *Client) logOutcome(run *runningJob, what string, err error, attrs ...an
 }
 
 func errorType(err error) string {
-	var pe *panicError
+	var pe *PanicError
 	switch {
 	case errors.As(err, &pe):
 		return "panic"

@@ -299,10 +299,17 @@ func (c *Client) InsertBatch(ctx context.Context, jobs []InsertManyParams) ([]*I
 		params[i], queues[i] = p, p.Queue
 	}
 	var res []driver.InsertResult
-	err := c.inTx(ctx, func(tx driver.Executor) error {
-		var err error
-		res, err = tx.JobInsertMany(ctx, params)
-		return err
+	err := c.insertThrough(ctx, params, func(ctx context.Context) ([]int64, []bool, error) {
+		err := c.inTx(ctx, func(tx driver.Executor) error {
+			var err error
+			res, err = tx.JobInsertMany(ctx, params)
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		ids, dups := insertResultIDs(res)
+		return ids, dups, nil
 	})
 	if err != nil {
 		return nil, err

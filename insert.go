@@ -74,6 +74,22 @@ func (c *Client) insertOn(ctx context.Context, exec driver.Executor, args JobArg
 	if err != nil {
 		return nil, err
 	}
+	var out *InsertResult
+	err = c.insertThrough(ctx, []*driver.InsertParams{p}, func(ctx context.Context) ([]int64, []bool, error) {
+		var err error
+		out, err = c.insertOne(ctx, exec, p, committed)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []int64{out.Job.ID}, []bool{out.Duplicate}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *Client) insertOne(ctx context.Context, exec driver.Executor, p *driver.InsertParams, committed bool) (*InsertResult, error) {
 	if committed {
 		if prod := c.startsAtInsert(p); prod != nil {
 			return c.insertAndStart(ctx, prod, p)
@@ -170,20 +186,24 @@ func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []In
 		queues[p.Queue] = true
 	}
 	var ids []int64
-	if careful {
+	err := c.insertThrough(ctx, params, func(ctx context.Context) ([]int64, []bool, error) {
+		if !careful {
+			var err error
+			if ids, err = exec.JobInsertFast(ctx, params); err != nil {
+				return nil, nil, insertManyError(len(jobs), err)
+			}
+			return ids, nil, nil
+		}
 		res, err := exec.JobInsertMany(ctx, params)
 		if err != nil {
-			return nil, insertManyError(len(jobs), err)
+			return nil, nil, insertManyError(len(jobs), err)
 		}
-		ids = make([]int64, len(res))
-		for i, r := range res {
-			ids[i] = r.Job.ID
-		}
-	} else {
-		var err error
-		if ids, err = exec.JobInsertFast(ctx, params); err != nil {
-			return nil, insertManyError(len(jobs), err)
-		}
+		var dups []bool
+		ids, dups = insertResultIDs(res)
+		return ids, dups, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	names := make([]string, 0, len(queues))
 	for q := range queues {

@@ -1,6 +1,7 @@
 package skiplock
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"time"
@@ -39,6 +40,9 @@ type JobView struct {
 	WorkflowID      *string         `json:"workflow_id"`
 	Stage           *string         `json:"stage"`
 	CancelRequested bool            `json:"cancel_requested"`
+	// Traceparent is the W3C trace context the job carries in its
+	// metadata (absent when none): a worker continues the trace from it.
+	Traceparent string `json:"traceparent,omitempty"`
 }
 
 // NewJobView answers the API view of a job. Its times are in UTC and held
@@ -54,7 +58,19 @@ func NewJobView(row *JobRow) *JobView {
 		Progress: j.Progress, ProgressMessage: j.ProgressMessage,
 		Checkpoint: orJSON(j.Checkpoint, "null"), Result: orJSON(j.Result, "null"), Errors: viewErrors(j.Errors),
 		IdempotencyKey: optional(j.IdempotencyKey), DependsOn: j.DependsOn, WorkflowID: optional(j.WorkflowID),
-		Stage: optional(j.Stage), CancelRequested: j.CancelRequested}
+		Stage: optional(j.Stage), CancelRequested: j.CancelRequested, Traceparent: jobTraceparent(&j)}
+}
+
+// jobTraceparent answers the traceparent in a job's metadata, or "".
+func jobTraceparent(j *JobRow) string {
+	if !bytes.Contains(j.Metadata, []byte(`"traceparent"`)) {
+		return ""
+	}
+	var tp string
+	if ok, err := MetadataValue(j, "traceparent", &tp); !ok || err != nil {
+		return ""
+	}
+	return tp
 }
 
 func optional(s string) *string {

@@ -11,8 +11,14 @@ import (
 
 // runningJob is a job this process holds, from claim to flushed outcome.
 type runningJob struct {
-	client  *Client
-	row     *JobRow
+	client *Client
+	row    *JobRow
+	// ctx is the attempt's context, before its timeout: its cause tells
+	// why it was cancelled.
+	ctx context.Context
+	// workCtx is the context work middleware handed the worker (nil
+	// without middleware); next stages are inserted with its values.
+	workCtx context.Context
 	lease   time.Duration
 	timeout time.Duration
 	backoff func(int) time.Duration
@@ -72,6 +78,16 @@ func (s *runningSet) add(r *runningJob) {
 	s.mu.Lock()
 	s.jobs[r.row.ID] = r
 	s.mu.Unlock()
+}
+
+// get answers attempt `attempt` of a job, if this process holds it.
+func (s *runningSet) get(id int64, attempt int) *runningJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.jobs[id]; r != nil && r.row.Attempt == attempt {
+		return r
+	}
+	return nil
 }
 
 // remove forgets attempt `attempt` of a job; a newer attempt of the same job
@@ -162,7 +178,7 @@ func (s *runningSet) beat(ctx context.Context) error {
 		if s.jobs[id] != r {
 			continue // finished while the beat was out
 		}
-		s.client.log.Warn("lease lost", "job_id", id, "kind", r.row.Kind, "attempt", r.row.Attempt)
+		s.client.log.Warn("lease lost", jobAttr(r.row))
 		r.cancel(ErrLeaseLost)
 	}
 	return nil

@@ -55,19 +55,22 @@ func AddWorker[T JobArgs](ws *Workers, w Worker[T], opts ...WorkerOpts) error {
 	if _, dup := ws.byKind[kind]; dup {
 		return fmt.Errorf("add worker %T: a worker for kind %q is already registered", w, kind)
 	}
-	rw := &registeredWorker{kind: kind}
+	rw := newRegisteredWorker(kind, w)
 	if len(opts) > 0 {
 		rw.opts = opts[0]
 	}
-	rw.work = func(ctx context.Context, row *JobRow, run *runningJob) error {
+	ws.byKind[kind] = rw
+	return nil
+}
+
+func newRegisteredWorker[T JobArgs](kind string, w Worker[T]) *registeredWorker {
+	return &registeredWorker{kind: kind, work: func(ctx context.Context, row *JobRow, run *runningJob) error {
 		job := &Job[T]{JobRow: row, run: run}
 		if err := json.Unmarshal(row.Payload, &job.Args); err != nil {
 			return Permanent(fmt.Errorf("decode payload of kind %q: %w", kind, err))
 		}
 		return w.Work(ctx, job)
-	}
-	ws.byKind[kind] = rw
-	return nil
+	}}
 }
 
 // MustAddWorker is AddWorker that panics on error, for program set-up.

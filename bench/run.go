@@ -69,6 +69,9 @@ type Options struct {
 	Keep     bool
 	Progress io.Writer
 	Logger   *slog.Logger
+	// Configure, when set, changes the client's configuration before it is
+	// made (e.g. adds tracing middleware).
+	Configure func(*skiplock.Config)
 }
 
 // Defaults of Options.
@@ -183,8 +186,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	timer := &claimTimer{Driver: db.Driver}
-	sys, err := NewSkiplock(timer, skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
-		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}, o.Workers)
+	cfg := skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
+		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}
+	if o.Configure != nil {
+		o.Configure(&cfg)
+	}
+	sys, err := NewSkiplock(timer, cfg, o.Workers)
 	if err != nil {
 		return Result{}, err
 	}

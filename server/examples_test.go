@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
@@ -26,7 +27,7 @@ func TestExampleWorkers(t *testing.T) {
 			b := setup(t, databases[0], nil)
 			admin := createToken(t, b.drv, "admin", "")
 			worker := createToken(t, b.drv, "worker", "")
-			good := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"math","payload":{"numbers":[1,2,3.5]}}`), 201).job())
+			good := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"math","payload":{"numbers":[1,2,3.5]},"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`), 201).job())
 			bad := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"math","payload":{"numbers":"x"}}`), 201).job())
 			rr := newReportRecorder(t, b.ts.URL)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -39,7 +40,10 @@ func TestExampleWorkers(t *testing.T) {
 			}
 			j := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", good), admin, nil), 200).job()
 			res, _ := j["result"].(map[string]any)
-			if j["state"] != "completed" || res["sum"] != 6.5 || res["worker"] != ex.worker || j["progress_message"] != "adding" {
+			// The worker continued the producer's trace: same trace id, a span of its own.
+			child, _ := res["traceparent"].(string)
+			if j["state"] != "completed" || res["sum"] != 6.5 || res["worker"] != ex.worker || j["progress_message"] != "adding" ||
+				!strings.HasPrefix(child, "00-4bf92f3577b34da6a3ce929d0e0e4736-") || strings.Contains(child, "00f067aa0ba902b7") {
 				t.Fatalf("job worked by %s: %v", ex.script, j)
 			}
 			j = must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", bad), admin, nil), 200).job()

@@ -46,6 +46,9 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, p *principal) e
 	if err != nil {
 		return err
 	}
+	if err := headerTraceparent(r, []skiplock.InsertManyParams{job}); err != nil {
+		return err
+	}
 	if err := s.checkParents(r.Context(), "", p, []skiplock.InsertManyParams{job}); err != nil {
 		return err
 	}
@@ -101,6 +104,9 @@ func (s *Server) enqueueBatch(w http.ResponseWriter, r *http.Request, p *princip
 		if jobs[i], err = s.parseSpec(raw, fmt.Sprintf("jobs[%d]", i), p); err != nil {
 			return err
 		}
+	}
+	if err := headerTraceparent(r, jobs); err != nil {
+		return err
 	}
 	if err := s.checkParents(r.Context(), "jobs", p, jobs); err != nil {
 		return err

@@ -42,6 +42,8 @@ type jobSpec struct {
 	Tags               []string        `json:"tags"`
 	Metadata           json.RawMessage `json:"metadata"`
 	RunOnParentFailure bool            `json:"run_on_parent_failure"`
+	// Traceparent is stored in the metadata as its traceparent key.
+	Traceparent *string `json:"traceparent"`
 }
 
 // parseSpec decodes a job spec; errors name the field under prefix.
@@ -74,6 +76,14 @@ func (s *Server) specParams(spec *jobSpec, prefix string, p *principal) (skiploc
 	metadata, err := cleanJSON(f("metadata"), spec.Metadata)
 	if err != nil {
 		return none, err
+	}
+	if spec.Traceparent != nil {
+		if !validTraceparent(*spec.Traceparent) {
+			return none, badRequest(f("traceparent"), "must be a W3C traceparent (00-<32 hex>-<16 hex>-<2 hex>), got %q", truncate(*spec.Traceparent, 60))
+		}
+		if metadata, err = withTraceparent(f("metadata"), metadata, *spec.Traceparent, true); err != nil {
+			return none, err
+		}
 	}
 	opts := &skiplock.InsertOpts{Priority: spec.Priority, MaxRetries: spec.MaxRetries, Metadata: metadata,
 		DependsOn: spec.DependsOn, RunOnParentFailure: spec.RunOnParentFailure, Tags: spec.Tags}

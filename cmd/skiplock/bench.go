@@ -13,6 +13,7 @@ import (
 
 	"github.com/skiplock/skiplock/bench"
 	"github.com/skiplock/skiplock/internal/dbopen"
+	"github.com/skiplock/skiplock/skiplockotel"
 )
 
 func init() { extraCommands = append(extraCommands, newBenchCmd) }
@@ -77,6 +78,15 @@ percentiles, claim p95, the hot table's dead tuples sampled every second). The l
 				}
 				defer f.Close()
 				defer func() { _ = pprof.Lookup("allocs").WriteTo(f, 0) }()
+			}
+			// Tracing as serve does it, when OTEL_* asks: to measure its cost.
+			traces, err := setupTracing(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer func() { _ = traces.shutdown() }()
+			if traces.on() {
+				o.Configure = skiplockotel.New(&skiplockotel.Config{TracerProvider: traces.tp}).Install
 			}
 			res, err := bench.Run(cmd.Context(), o)
 			if err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/skiplock/skiplock/contract"
 	"github.com/skiplock/skiplock/internal/dbopen"
 	"github.com/skiplock/skiplock/server"
+	"github.com/skiplock/skiplock/skiplockotel"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -41,6 +42,7 @@ type serveConfig struct {
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
 	Contracts       string `yaml:"contracts"`
 	LogLevel        string `yaml:"log_level"`
+	LogFormat       string `yaml:"log_format"`
 	// Vault is where retention stores finished jobs before deleting them
 	// (docs/vault.md); "" deletes them without a copy.
 	Vault string `yaml:"vault"`
@@ -121,6 +123,7 @@ SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config)
 	f.Int64Var(&flags.MaxPayloadBytes, "max-payload-bytes", 0, "largest job payload in bytes (default 1 MiB)")
 	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
+	f.StringVar(&flags.LogFormat, "log-format", "", logFormatUsage)
 	f.StringVar(&flags.Vault, "vault", "", "keep finished jobs in this vault before retention deletes them: a directory or s3://BUCKET/PREFIX (docs/vault.md)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
 	addRetentionFlags(cmd, &keep)
@@ -162,6 +165,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
 	pick(fs.Changed("log-level"), flags.LogLevel, "LOG_LEVEL", &cfg.LogLevel)
+	pick(fs.Changed("log-format"), flags.LogFormat, "LOG_FORMAT", &cfg.LogFormat)
 	pick(fs.Changed("vault"), flags.Vault, "VAULT", &cfg.Vault)
 	if fs.Changed("insecure") {
 		cfg.Insecure = flags.Insecure
@@ -199,6 +203,9 @@ func checkServeConfig(cfg serveConfig) error {
 	if _, err := logLevel(cfg.LogLevel); err != nil {
 		return err
 	}
+	if cfg.LogFormat != "text" && cfg.LogFormat != "json" && cfg.LogFormat != "" {
+		return usagef("--log-format: %q is not text or json", cfg.LogFormat)
+	}
 	return nil
 }
 
@@ -218,7 +225,19 @@ func logLevel(s string) (slog.Level, error) {
 // maintenance client stops, the database closes.
 func serve(ctx context.Context, cfg serveConfig) error {
 	level, _ := logLevel(cfg.LogLevel)
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	log, err := newLogger(os.Stderr, cfg.LogFormat, level)
+	if err != nil {
+		return err
+	}
+	traces, err := setupTracing(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := traces.shutdown(); err != nil {
+			log.Warn("tracing", "error", err)
+		}
+	}()
 	var contracts *contract.Set
 	if cfg.Contracts != "" {
 		var err error
@@ -260,8 +279,13 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
-		Retention: retention, Vault: keep})
+	ccfg := &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
+		Retention: retention, Vault: keep}
+	if traces.on() {
+		skiplockotel.New(&skiplockotel.Config{TracerProvider: traces.tp}).Install(ccfg)
+		log.Info("tracing", "exporter", traces.exporter)
+	}
+	client, err := skiplock.NewClient(db.Driver, ccfg)
 	if keep != nil {
 		log.Info("vault", "location", fmt.Sprint(keep))
 	}

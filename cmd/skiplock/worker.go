@@ -30,6 +30,9 @@ type workerConfig struct {
 	retryLater                    time.Duration
 	kinds                         []string
 	id                            string
+	logFormat                     string
+	// traces makes a span per command when OTEL_* asks for tracing.
+	traces *tracing
 }
 
 func newWorkerCmd(_ *globals) *cobra.Command {
@@ -66,7 +69,18 @@ ends the worker with exit status 2.`,
 			}
 			host, _ := os.Hostname()
 			c.id = fmt.Sprintf("%s-%d-worker", host, os.Getpid())
-			log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+			log, err := newLogger(os.Stderr, c.logFormat, slog.LevelInfo)
+			if err != nil {
+				return err
+			}
+			if c.traces, err = setupTracing(cmd.Context()); err != nil {
+				return err
+			}
+			defer func() {
+				if err := c.traces.shutdown(); err != nil {
+					log.Warn("tracing", "error", err)
+				}
+			}()
 			return runWorker(cmd.Context(), &c, log)
 		},
 	}
@@ -81,6 +95,7 @@ ends the worker with exit status 2.`,
 	f.DurationVar(&c.wait, "wait", 20*time.Second, "long-poll wait of a claim")
 	f.DurationVar(&c.killGrace, "kill-grace", 10*time.Second, "time between SIGTERM and SIGKILL of a cancelled job's command")
 	f.DurationVar(&c.retryLater, "retry-later", 30*time.Second, "retry delay after exit status 75")
+	f.StringVar(&c.logFormat, "log-format", "", logFormatUsage)
 	return cmd
 }
 
@@ -165,6 +180,8 @@ type claimedJob struct {
 	Checkpoint json.RawMessage `json:"checkpoint"`
 	WorkflowID *string         `json:"workflow_id"`
 	Stage      *string         `json:"stage"`
+	// Traceparent is the trace the job was enqueued in, if any.
+	Traceparent string `json:"traceparent"`
 }
 
 func (w *httpWorker) loop(ctx context.Context, workerID string) {

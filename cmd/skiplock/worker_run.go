@@ -31,10 +31,12 @@ type jobCommand struct {
 // carries the claimed attempt, so that one on an attempt this worker lost
 // is refused.
 func (w *httpWorker) run(j claimedJob, workerID string) {
-	log := w.log.With("job_id", j.ID, "kind", j.Kind, "attempt", j.Attempt)
+	span := w.startSpan(j)
+	defer span.end()
+	log := w.log.With(jobLogAttrs(j, span.traceparent)...)
 	var stdout bytes.Buffer
 	stderr := &tailBuffer{max: 4096}
-	cmd, err := startCommand(w.cfg.command, append(os.Environ(), jobEnv(j, w.cfg, workerID)...),
+	cmd, err := startCommand(w.cfg.command, append(os.Environ(), jobEnv(j, w.cfg, workerID, span.traceparent)...),
 		bytes.NewReader(j.Payload), &stdout, io.MultiWriter(stderr, os.Stderr))
 	if err != nil {
 		w.fail(log, j, workerID, "exec", err.Error(), true, nil)
@@ -43,6 +45,7 @@ func (w *httpWorker) run(j claimedJob, workerID string) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.wait() }()
 	stop, err := w.watch(log, j, workerID, cmd, done)
+	span.outcome(stop, err)
 	switch {
 	case stop == "lease lost":
 		log.Warn("lease lost: the command was stopped and nothing is reported")
@@ -171,7 +174,7 @@ func (w *httpWorker) report(path string, body any) error {
 	return w.call(context.Background(), path, body, nil)
 }
 
-func jobEnv(j claimedJob, c *workerConfig, workerID string) []string {
+func jobEnv(j claimedJob, c *workerConfig, workerID, traceparent string) []string {
 	deref := func(s *string) string {
 		if s == nil {
 			return ""
@@ -189,6 +192,7 @@ func jobEnv(j claimedJob, c *workerConfig, workerID string) []string {
 		"SKIPLOCK_JOB_PRIORITY=" + strconv.Itoa(j.Priority), "SKIPLOCK_JOB_WORKFLOW_ID=" + deref(j.WorkflowID),
 		"SKIPLOCK_JOB_STAGE=" + deref(j.Stage), "SKIPLOCK_JOB_CHECKPOINT=" + checkpoint,
 		"SKIPLOCK_WORKER_ID=" + workerID, "SKIPLOCK_SERVER=" + c.server,
+		"SKIPLOCK_JOB_TRACEPARENT=" + traceparent, "TRACEPARENT=" + traceparent,
 	}
 }
 

@@ -11,6 +11,7 @@
 // server has tokens), SKIPLOCK_QUEUE, SKIPLOCK_MAX_JOBS (stop after that many
 // jobs; 0 = run forever).
 import os from "node:os";
+import { randomBytes } from "node:crypto";
 
 const SERVER = (process.env.SKIPLOCK_SERVER || "http://127.0.0.1:8080").replace(/\/$/, "");
 const TOKEN = process.env.SKIPLOCK_TOKEN || "";
@@ -28,13 +29,22 @@ async function call(path, body) {
 }
 
 // The job's work: here, add the numbers of the payload.
+// A span of this worker in the trace the job was enqueued in (W3C Trace
+// Context): same trace id, a new span id. With OpenTelemetry, hand the job's
+// traceparent to its propagator instead and start a span there.
+function childTraceparent(job) {
+  if (!job.traceparent) return null;
+  const [version, traceId, , flags] = job.traceparent.split("-");
+  return `${version}-${traceId}-${randomBytes(8).toString("hex")}-${flags}`;
+}
+
 async function work(job) {
   const numbers = job.payload.numbers;
   if (!Array.isArray(numbers)) throw new TypeError("payload.numbers must be a list");
   await call(`/v1/jobs/${job.id}/heartbeat`, {
     worker_id: WORKER_ID, attempt: job.attempt, progress: 50, progress_message: "adding",
   });
-  return { sum: numbers.reduce((a, b) => a + b, 0), worker: "node" };
+  return { sum: numbers.reduce((a, b) => a + b, 0), worker: "node", traceparent: childTraceparent(job) };
 }
 
 let done = 0;

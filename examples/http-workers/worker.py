@@ -34,6 +34,17 @@ def call(path, body):
         return json.load(res)
 
 
+def child_traceparent(job):
+    """A span of this worker in the trace the job was enqueued in (W3C Trace
+    Context): same trace id, a new span id. With OpenTelemetry, pass the
+    job's traceparent to its propagator instead and start a span there."""
+    tp = job.get("traceparent")
+    if not tp:
+        return None
+    version, trace_id, _parent, flags = tp.split("-")
+    return f"{version}-{trace_id}-{os.urandom(8).hex()}-{flags}"
+
+
 def work(job):
     """The job's work: here, add the numbers of the payload."""
     numbers = job["payload"].get("numbers")
@@ -41,7 +52,7 @@ def work(job):
         raise ValueError("payload.numbers must be a list")
     call(f"/v1/jobs/{job['id']}/heartbeat",
          {"worker_id": WORKER_ID, "attempt": job["attempt"], "progress": 50, "progress_message": "adding"})
-    return {"sum": sum(numbers), "worker": "python"}
+    return {"sum": sum(numbers), "worker": "python", "traceparent": child_traceparent(job)}
 
 
 def main():

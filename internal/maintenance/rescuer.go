@@ -17,6 +17,8 @@ type Rescuer struct {
 	Limit    int
 	// OnRequeue wakes workers when jobs went back to pending.
 	OnRequeue func()
+	// OnRescue, when set, is told how many jobs a pass rescued.
+	OnRescue func(n int)
 	// Counters, when set, keeps the cluster-wide rescue counts that
 	// metrics show.
 	Counters driver.MetricsStore
@@ -40,6 +42,9 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 		if n > 0 {
 			orLogger(r.Logger).Info("rescued jobs with expired leases", "requeued", res.Requeued,
 				"failed", res.Failed, "cancelled", res.Cancelled)
+		}
+		if n > 0 && r.OnRescue != nil {
+			r.OnRescue(n)
 		}
 		r.count(ctx, res)
 		if res.Requeued > 0 && r.OnRequeue != nil {
