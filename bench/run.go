@@ -45,6 +45,10 @@ type Options struct {
 	// run (PostgreSQL), e.g. "autovacuum_vacuum_scale_factor=0": to try
 	// vacuum settings without touching the migrations.
 	TableOptions string
+	// Purge seeds this many completed jobs, finished 10 days ago and
+	// earlier, in the archive; latency then runs the janitor beside its
+	// enqueues and adds its figures (latency).
+	Purge int
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -92,6 +96,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--table-options: want name=value pairs separated by commas, got %q", o.TableOptions)
 	case (o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx) && o.Mode != "e2e":
 		return fmt.Errorf("--backlog, --scheduled and --hold-tx apply to --mode e2e only")
+	case o.Purge < 0 || (o.Purge > 0 && o.Mode != "latency"):
+		return fmt.Errorf("--purge: applies to --mode latency only, and must not be negative")
 	case o.AfterIdle && o.Mode != "drain":
 		return fmt.Errorf("--after-idle applies to --mode drain only")
 	}
@@ -130,7 +136,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 	}
 	sys, err := NewSkiplock(db.Driver, skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
-		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}, o.Workers)
+		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch,
+		// The leader's scheduled janitor would race --purge's own run.
+		Retention: skiplock.Retention{Disabled: true}}, o.Workers)
 	if err != nil {
 		return Result{}, err
 	}
@@ -152,6 +160,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	case "insert":
 		return h.Insert(ctx, sys, o.Jobs)
 	case "latency":
+		if o.Purge > 0 {
+			if err := SeedArchive(ctx, db, o.Purge); err != nil {
+				return Result{}, err
+			}
+			h.During = purge(sys.client)
+		}
 		return h.Latency(ctx, sys, o.Rate, o.Duration)
 	}
 	return runE2E(ctx, o, db, sys, h)

@@ -91,6 +91,7 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	f.BoolVar(&o.HoldTx, "hold-tx", false, "e2e: hold a transaction with a snapshot open (PostgreSQL)")
 	f.BoolVar(&o.AfterIdle, "after-idle", false, "drain: start the workers first, idle on the emptied, vacuumed table, then insert --jobs at once")
 	f.StringVar(&o.TableOptions, "table-options", "", "PostgreSQL: storage parameters for the hot table, e.g. autovacuum_vacuum_scale_factor=0")
+	f.IntVar(&o.Purge, "purge", 0, "latency: seed this many jobs finished 10 days ago, and purge them with the janitor during the run")
 	f.BoolVar(&o.Keep, "keep", false, "keep the bench schema or file")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end")
