@@ -54,7 +54,7 @@ type serveConfig struct {
 // periodicConfig declares a cron job in skiplock.yaml:
 //
 //	periodic:
-//	  - {name: nightly-janitor, schedule: "0 3 * * *", kind: janitor, payload: {days: 7}}
+//	  - {name: nightly-report, schedule: "0 3 * * *", kind: report, payload: {days: 7}}
 type periodicConfig struct {
 	Name     string         `yaml:"name"`
 	Schedule string         `yaml:"schedule"`
