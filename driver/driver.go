@@ -46,6 +46,8 @@ type Executor interface {
 	RetentionStore
 	TokenStore
 	PeriodicStore
+	MetricsStore
+	StopStore
 }
 
 // ExecutorTx is an Executor inside a transaction.

@@ -21,6 +21,7 @@ import (
 	"github.com/skiplock/skiplock/contract"
 	"github.com/skiplock/skiplock/internal/dbopen"
 	"github.com/skiplock/skiplock/server"
+	"github.com/skiplock/skiplock/vault"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -41,12 +42,13 @@ type serveConfig struct {
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
 	Contracts       string `yaml:"contracts"`
 	LogLevel        string `yaml:"log_level"`
+	// Vault is where retention stores finished jobs before deleting them
+	// (docs/vault.md); "" deletes them without a copy.
+	Vault string `yaml:"vault"`
 	// Periodic jobs come from the file only.
 	Periodic []periodicConfig `yaml:"periodic"`
 	// Retention of finished jobs (docs/retention.md); flags override it.
 	Retention retentionConfig `yaml:"retention"`
-	// Vault is where the janitor stores jobs before deleting them.
-	Vault string `yaml:"vault"`
 	// file is the config file read, "" for none.
 	file string
 }
@@ -102,7 +104,7 @@ serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
 
 Configuration: flags, then environment (SKIPLOCK_DATABASE_URL, SKIPLOCK_LISTEN,
 SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
-SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
+SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags.DatabaseURL = g.databaseURL
@@ -120,8 +122,8 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 	f.Int64Var(&flags.MaxPayloadBytes, "max-payload-bytes", 0, "largest job payload in bytes (default 1 MiB)")
 	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
+	f.StringVar(&flags.Vault, "vault", "", "keep finished jobs in this vault before retention deletes them: a directory or s3://BUCKET/PREFIX (docs/vault.md)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
-	f.StringVar(&flags.Vault, "vault", "", "vault URL the janitor stores finished jobs in before deleting them")
 	addRetentionFlags(cmd, &keep)
 	return cmd
 }
@@ -229,7 +231,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
-	retention, vault, err := cfg.retentionAndVault(ctx)
+	retention, err := cfg.Retention.retention()
 	if err != nil {
 		return err
 	}
@@ -259,8 +261,16 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
-		Retention: retention, Vault: vault})
+	clientConfig := &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic, Retention: retention}
+	if cfg.Vault != "" {
+		v, err := vault.Open(ctx, cfg.Vault)
+		if err != nil {
+			return fmt.Errorf("--vault: %w", err)
+		}
+		clientConfig.Vault = v
+		log.Info("vault", "location", v.String())
+	}
+	client, err := skiplock.NewClient(db.Driver, clientConfig)
 	if err != nil {
 		return usagef("%v", err)
 	}
