@@ -102,16 +102,16 @@ func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now 
 	var gone []int64
 	err := e.inTx(ctx, func(tx executor) error {
 		var err error
-		gone, err = scanIDs(tx.wquery(ctx, "ArchiveDelete", sql.Named("ids", jsonText(ids)),
+		gone, err = scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("ids", jsonText(ids)),
 			sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
 		if err != nil || len(gone) == 0 {
 			return err
 		}
 		args := []any{sql.Named("ids", jsonText(gone)), sql.Named("now", now.UnixMicro())}
-		if _, err := tx.wexec(ctx, "ArchiveDeleteKeys", args...); err != nil {
+		if _, err := tx.wexec(ctx, "RetentionDeleteKeys", args...); err != nil {
 			return err
 		}
-		_, err = tx.wexec(ctx, "ArchiveDeleteDeps", args[0])
+		_, err = tx.wexec(ctx, "RetentionDeleteDeps", args[0])
 		return err
 	})
 	if err != nil {
