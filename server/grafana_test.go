@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/goccy/go-yaml"
+
+	"github.com/skiplock/skiplock"
 )
 
 var metricName = regexp.MustCompile(`\bskiplock_[a-z0-9_]+\b`)
@@ -24,6 +26,10 @@ func exported(t *testing.T) map[string]bool {
 	must(t, b.do(t, "POST", fmt.Sprintf("/v1/jobs/%d/complete", id(claimed[0])), "", `{"worker_id":"w"}`), 200)
 	must(t, b.do(t, "POST", fmt.Sprintf("/v1/jobs/%d/fail", id(claimed[1])), "",
 		`{"worker_id":"w","error":{"type":"Busy","message":"later"},"retry_in_seconds":3600}`), 200)
+	// A janitor run, so that its gauges are there too.
+	if _, err := b.client.JanitorRun(t.Context(), skiplock.JanitorOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	names := map[string]bool{}
 	for _, l := range strings.Split(string(must(t, b.do(t, "GET", "/metrics", "", nil), 200).raw), "\n") {
 		if f := strings.Fields(l); len(f) > 2 && f[0] == "#" && f[1] == "HELP" {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+
+	"github.com/skiplock/skiplock/server/dashboard"
 )
 
 // perm is what a route needs of a token's role.
@@ -39,6 +41,7 @@ func (s *Server) buildHandler() http.Handler {
 	handle("POST /v1/jobs/{id}/resume", permAdmin, s.jobAction(s.client.JobResume))
 	handle("POST /v1/jobs/{id}/heartbeat", permWork, s.heartbeat)
 	handle("POST /v1/jobs/{id}/complete", permWork, s.complete)
+	handle("POST /v1/jobs/complete", permWork, s.completeMany)
 	handle("POST /v1/jobs/{id}/fail", permWork, s.fail)
 	handle("GET /v1/workflows/{workflow_id}", permRead, s.getWorkflow)
 	handle("GET /v1/queues", permRead, s.listQueues)
@@ -54,6 +57,8 @@ func (s *Server) buildHandler() http.Handler {
 	handle("GET /v1/janitor", permRead, s.janitorStatus)
 	handle("GET /metrics", permRead, s.serveMetrics)
 	handle("GET /healthz", permNone, s.healthz)
+	handle("GET /v1/activity", permRead, s.activity)
+	dashboard.New(dashboard.Config{Client: s.client, Backend: dashboardBackend{s}, Logger: s.log}).Register(mux)
 	return s.recoverer(s.jsonFallback(mux))
 }
 

@@ -82,6 +82,7 @@ type Server struct {
 	wake    *queueWaker
 	events  *eventHub
 	metrics *metrics
+	claims  claimMemo
 
 	// ctx ends with Close: long polls answer and event streams end.
 	ctx    context.Context
@@ -101,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 	s.auth = newAuthenticator(s.drv, cfg.OpenWithoutTokens, cfg.AuthCacheTTL)
 	s.wake = newQueueWaker()
 	s.events = newEventHub(s.drv, cfg.EventPollInterval, s.log)
-	s.metrics = newMetrics(s.client)
+	s.metrics = newMetrics(s.client, s.drv)
 	s.handler = s.buildHandler()
 	s.wg.Go(func() { s.listen(s.ctx) })
 	return s, nil

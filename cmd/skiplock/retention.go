@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/vault"
 )
 
 // retentionConfig is the `retention:` block of skiplock.yaml:
@@ -120,13 +119,21 @@ func (r retentionConfig) retention() (skiplock.Retention, error) {
 	return out, nil
 }
 
-// openVault answers the vault at location (--vault, vault: in
-// skiplock.yaml), nil for "".
-func openVault(ctx context.Context, location string) (skiplock.Vault, error) {
-	if location == "" {
+// openVaultAt opens the vault at a URL (`--vault`, `vault:` in
+// skiplock.yaml) for the janitor to store jobs in before deleting them.
+// The vault package's wiring sets it (to vault.Open) from an init in this
+// command's vault.go; while it is nil, a vault URL is refused.
+var openVaultAt func(ctx context.Context, url string) (skiplock.Vault, error)
+
+// openVault answers the vault at url, nil for "".
+func openVault(ctx context.Context, url string) (skiplock.Vault, error) {
+	if url == "" {
 		return nil, nil
 	}
-	v, err := vault.Open(ctx, location)
+	if openVaultAt == nil {
+		return nil, usagef("--vault: this build of skiplock has no vault support")
+	}
+	v, err := openVaultAt(ctx, url)
 	if err != nil {
 		return nil, usagef("--vault: %v", err)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/skiplock/skiplock/contract"
 	"github.com/skiplock/skiplock/internal/dbopen"
 	"github.com/skiplock/skiplock/server"
-	"github.com/skiplock/skiplock/vault"
 )
 
 func init() { extraCommands = append(extraCommands, newServeCmd) }
@@ -56,7 +55,7 @@ type serveConfig struct {
 // periodicConfig declares a cron job in skiplock.yaml:
 //
 //	periodic:
-//	  - {name: nightly-report, schedule: "0 3 * * *", kind: report, payload: {days: 7}}
+//	  - {name: nightly-janitor, schedule: "0 3 * * *", kind: janitor, payload: {days: 7}}
 type periodicConfig struct {
 	Name     string         `yaml:"name"`
 	Schedule string         `yaml:"schedule"`
@@ -231,7 +230,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
-	retention, err := cfg.Retention.retention()
+	retention, keep, err := cfg.retentionAndVault(ctx)
 	if err != nil {
 		return err
 	}
@@ -261,16 +260,11 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	clientConfig := &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic, Retention: retention}
-	if cfg.Vault != "" {
-		v, err := vault.Open(ctx, cfg.Vault)
-		if err != nil {
-			return fmt.Errorf("--vault: %w", err)
-		}
-		clientConfig.Vault = v
-		log.Info("vault", "location", v.String())
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
+		Retention: retention, Vault: keep})
+	if keep != nil {
+		log.Info("vault", "location", fmt.Sprint(keep))
 	}
-	client, err := skiplock.NewClient(db.Driver, clientConfig)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -306,6 +300,11 @@ func runHTTP(ctx context.Context, ln net.Listener, srv *server.Server, log *slog
 		// extend their own deadline.
 		WriteTimeout: 90 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// HTTP/1.1 and HTTP/2 without TLS (h2c, prior knowledge) on one port:
+	// a worker's claims and reports share one connection.
+	hs.Protocols = new(http.Protocols)
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetUnencryptedHTTP2(true)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

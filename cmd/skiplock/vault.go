@@ -14,7 +14,16 @@ import (
 	"github.com/skiplock/skiplock/vault"
 )
 
-func init() { extraCommands = append(extraCommands, newVaultCmd) }
+func init() {
+	extraCommands = append(extraCommands, newVaultCmd)
+	openVaultAt = func(ctx context.Context, url string) (skiplock.Vault, error) {
+		v, err := vault.Open(ctx, url)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
+}
 
 // vaultFlags are the flags every vault command shares.
 type vaultFlags struct {
