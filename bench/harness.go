@@ -67,6 +67,10 @@ type Harness struct {
 	Outstanding int
 	// Window is the span of the first/last throughput figures of e2e.
 	Window time.Duration
+	// During, when set, runs beside latency's enqueues from their start;
+	// latency waits for it and adds its figures, and the percentiles of
+	// the jobs enqueued while it ran.
+	During func(ctx context.Context) (figures string, err error)
 }
 
 func (h *Harness) defaults() {
@@ -293,12 +297,14 @@ func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d tim
 	h.defaults()
 	var mu sync.Mutex
 	lat := make([]time.Duration, 0, int(perSec*d.Seconds())+1)
+	stamps := make([]int64, 0, cap(lat)) // enqueue times of lat, for During
 	var worked atomic.Int64
 	err := sys.Start(ctx, func(stamp int64) {
 		now := time.Now().UnixNano()
 		if stamp > 0 {
 			mu.Lock()
 			lat = append(lat, time.Duration(now-stamp))
+			stamps = append(stamps, stamp)
 			mu.Unlock()
 		}
 		worked.Add(1)
@@ -312,6 +318,7 @@ func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d tim
 	}
 	interval := time.Duration(float64(time.Second) / perSec)
 	start := time.Now()
+	during := h.startDuring(ctx)
 	var sent int64
 	// How long the insert call itself takes: the part of the latency that
 	// is the database's commit, not the queue's.
@@ -349,12 +356,16 @@ func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d tim
 	if int64(len(lat)) < sent {
 		return Result{}, fmt.Errorf("latency: %d of %d jobs started within 10 s of the last insert", len(lat), sent)
 	}
+	extra, err := during.figures(ctx, lat, stamps)
+	if err != nil {
+		return Result{}, err
+	}
 	slices.Sort(lat)
 	slices.Sort(calls)
 	return Result{Mode: "latency", Jobs: sent, Elapsed: d, JobsPerSec: rate(sent, d),
 		P50: percentile(lat, 0.50), P95: percentile(lat, 0.95), P99: percentile(lat, 0.99),
-		Extra: []string{fmt.Sprintf("insert_p50_ms=%.2f insert_p99_ms=%.2f",
-			ms(percentile(calls, 0.50)), ms(percentile(calls, 0.99)))}}, nil
+		Extra: append([]string{fmt.Sprintf("insert_p50_ms=%.2f insert_p99_ms=%.2f",
+			ms(percentile(calls, 0.50)), ms(percentile(calls, 0.99)))}, extra...)}, nil
 }
 
 func percentile(sorted []time.Duration, q float64) time.Duration {

@@ -65,6 +65,10 @@ type Options struct {
 	// HTTP/2 without TLS.
 	ClaimMax, Loops int
 	H2C             bool
+	// Purge seeds this many completed jobs, finished 10 days ago and
+	// earlier, in the archive; latency then runs the janitor beside its
+	// enqueues and adds its figures (latency).
+	Purge int
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -187,7 +191,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	timer := &claimTimer{Driver: db.Driver}
 	cfg := skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
-		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}
+		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch,
+		// The leader's scheduled janitor would race --purge's own run.
+		Retention: skiplock.Retention{Disabled: o.Purge > 0}}
 	if o.Configure != nil {
 		o.Configure(&cfg)
 	}
@@ -239,6 +245,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	case "insert":
 		return h.Insert(ctx, sys, o.Jobs)
 	case "latency":
+		if o.Purge > 0 {
+			if err := SeedArchive(ctx, db, o.Purge); err != nil {
+				return Result{}, err
+			}
+			h.During = purge(sys.client)
+		}
 		return h.Latency(ctx, sys, o.Rate, o.Duration)
 	case "steady":
 		return runSteady(ctx, o, db, sys, timer, h)

@@ -118,6 +118,7 @@ percentiles, claim p95, the hot table's dead tuples sampled every second). The l
 	f.IntVar(&o.ClaimMax, "claim-max", 0, "http: jobs per claim (default 100)")
 	f.IntVar(&o.Loops, "loops", 0, "http: claims in flight at once in each worker process (default 4)")
 	f.BoolVar(&o.H2C, "h2c", false, "http: the workers speak HTTP/2 without TLS")
+	f.IntVar(&o.Purge, "purge", 0, "latency: seed this many jobs finished 10 days ago, and purge them with the janitor during the run")
 	f.BoolVar(&o.Keep, "keep", false, "keep the bench schema or file")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end")

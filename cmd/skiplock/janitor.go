@@ -47,7 +47,7 @@ the configured share of the archive or a job newer than the floor, unless
 	f.BoolVar(&dryRun, "dry-run", false, "print what would go and delete nothing")
 	f.BoolVar(&force, "force", false, "run past the safety check")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
-	f.StringVar(&flags.Vault, "vault", "", "vault URL to store finished jobs in before deleting them")
+	f.StringVar(&flags.Vault, "vault", "", "store finished jobs in this vault before deleting them: a directory or s3://BUCKET/PREFIX")
 	addRetentionFlags(cmd, &keep)
 	return addJSONFlag(cmd)
 }

@@ -1,6 +1,3 @@
--- The janitor's statements (retention). They read and delete the archive
--- only: a live job is never among them.
-
 -- name: ArchiveSummary
 -- The archive by UTC day, state, queue and kind. Held: jobs a live job
 -- depends on, or whose window key is open at $1 (hashed subplans, one pass).
@@ -67,7 +64,7 @@ SELECT id FROM gone ORDER BY id;
 -- name: JanitorRunSave
 INSERT INTO skiplock_janitor_runs (started_at, finished_at, runner, dry_run, forced, outcome, message,
     jobs, by_state, partitions, bytes, vaulted)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11, $12)
 RETURNING id;
 
 -- name: JanitorRunTrim

@@ -9,7 +9,10 @@ import (
 //go:embed queries.sql
 var queriesSQL string
 
-// retentionSQL holds the janitor's statements.
+// retentionSQL holds the janitor's statements; they read and delete the
+// archive only, so a live job is never among them. The file starts with
+// its first "-- name:" line: text before it would trail the last statement
+// of queries.sql.
 //
 //go:embed retention.sql
 var retentionSQL string

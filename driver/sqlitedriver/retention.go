@@ -108,10 +108,10 @@ func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now 
 			return err
 		}
 		args := []any{sql.Named("ids", jsonText(gone)), sql.Named("now", now.UnixMicro())}
-		if _, err := tx.wexec(ctx, "ArchiveDeleteKeys", args...); err != nil {
+		if _, err := tx.wexec(ctx, "RetentionDeleteKeys", args...); err != nil {
 			return err
 		}
-		_, err = tx.wexec(ctx, "ArchiveDeleteDeps", args[0])
+		_, err = tx.wexec(ctx, "RetentionDeleteDeps", args[0])
 		return err
 	})
 	if err != nil {

@@ -1,6 +1,3 @@
--- The janitor's statements (retention), times in µs. They read and delete
--- the archive only: a live job is never among them.
-
 -- name: ArchiveSummary
 -- The archive by UTC day, state, queue and kind. Held: jobs a live job
 -- depends on, or whose window key is open at @now.
@@ -48,11 +45,11 @@ WHERE a.id IN (SELECT value FROM json_each(@ids)) AND a.finished_at >= @from AND
   AND NOT EXISTS (SELECT 1 FROM skiplock_unique_keys u WHERE u.job_id = a.id AND u.expires_at > @now)
 RETURNING id;
 
--- name: ArchiveDeleteKeys
+-- name: RetentionDeleteKeys
 -- The expired window keys of the jobs just deleted.
 DELETE FROM skiplock_unique_keys WHERE job_id IN (SELECT value FROM json_each(@ids)) AND expires_at <= @now;
 
--- name: ArchiveDeleteDeps
+-- name: RetentionDeleteDeps
 -- The dependency rows of the jobs just deleted.
 DELETE FROM skiplock_job_deps WHERE job_id IN (SELECT value FROM json_each(@ids));
 
