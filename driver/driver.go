@@ -46,6 +46,7 @@ type Executor interface {
 	TokenStore
 	PeriodicStore
 	StopStore
+	ContractStore
 }
 
 // ExecutorTx is an Executor inside a transaction.

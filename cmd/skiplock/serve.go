@@ -40,6 +40,7 @@ type serveConfig struct {
 	Insecure        bool   `yaml:"insecure"`
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
 	Contracts       string `yaml:"contracts"`
+	ContractsWin    string `yaml:"contracts_win"`
 	LogLevel        string `yaml:"log_level"`
 	// Periodic jobs come from the file only.
 	Periodic []periodicConfig `yaml:"periodic"`
@@ -113,6 +114,7 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 	f.BoolVar(&flags.Insecure, "insecure", false, "allow a non-loopback address without any token")
 	f.Int64Var(&flags.MaxPayloadBytes, "max-payload-bytes", 0, "largest job payload in bytes (default 1 MiB)")
 	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
+	f.StringVar(&flags.ContractsWin, "contracts-win", "", "when --contracts differs from the stored contracts: stored or file wins (default: refuse to start)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
 	return cmd
@@ -152,6 +154,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	pick(flags.DatabaseURL != "", flags.DatabaseURL, "DATABASE_URL", &cfg.DatabaseURL)
 	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
+	pick(fs.Changed("contracts-win"), flags.ContractsWin, "CONTRACTS_WIN", &cfg.ContractsWin)
 	pick(fs.Changed("log-level"), flags.LogLevel, "LOG_LEVEL", &cfg.LogLevel)
 	if fs.Changed("insecure") {
 		cfg.Insecure = flags.Insecure
@@ -220,6 +223,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	win, err := contractsWin(cfg.ContractsWin)
+	if err != nil {
+		return err
+	}
 	// Listen before opening the database: a busy port must not leave a new
 	// database file behind.
 	ln, err := listen(cfg.Listen)
@@ -246,7 +253,8 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic})
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, ContractsWin: win,
+		PeriodicJobs: periodic})
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -257,7 +265,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	}
 	defer srv.Close()
 	if err := client.Start(ctx); err != nil {
-		return err
+		return contractsErr(err)
 	}
 	defer stopClient(client, log)
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String())
