@@ -195,7 +195,7 @@ func (c *Client) drain(ctx context.Context) error {
 }
 
 func (c *Client) rescuer() *maintenance.Rescuer {
-	return &maintenance.Rescuer{Store: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
+	return &maintenance.Rescuer{Store: c.driver, Counters: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
 		OnRequeue: func() {
 			for name := range c.config.Queues {
 				c.wakeLocal(name)
@@ -226,6 +226,9 @@ func (c *Client) elector() *maintenance.Elector {
 			leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
+			if !c.config.Retention.Disabled {
+				leading.Go(func() { c.janitor().Run(ctx) })
+			}
 			if len(c.config.PeriodicJobs) > 0 {
 				leading.Go(func() { c.periodicEnqueuer().Run(ctx) })
 			}

@@ -73,6 +73,9 @@ type Config struct {
 	// Vault, when set, receives finished jobs before retention deletes
 	// them (see Vault); nil deletes without keeping a copy.
 	Vault Vault
+	// Retention is how long finished jobs are kept (see Retention); the
+	// leader applies it every Retention.Interval.
+	Retention Retention
 }
 
 func (c Config) withDefaults() Config {
@@ -105,6 +108,7 @@ func (c Config) withDefaults() Config {
 		queues[name] = q
 	}
 	c.Queues = queues
+	c.Retention = c.Retention.withDefaults()
 	return c
 }
 
@@ -133,6 +137,9 @@ func (c Config) validate() error {
 	case ContractsRefuse, ContractsStoredWins, ContractsConfigWins:
 	default:
 		return fmt.Errorf("config: ContractsWin: %q is not one of \"\", \"stored\", \"config\"", c.ContractsWin)
+	}
+	if err := c.Retention.validate(); err != nil {
+		return err
 	}
 	return validatePeriodic(c.PeriodicJobs)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+
+	"github.com/skiplock/skiplock/server/dashboard"
 )
 
 // perm is what a route needs of a token's role.
@@ -51,8 +53,11 @@ func (s *Server) buildHandler() http.Handler {
 	handle("GET /v1/schedules", permRead, s.listSchedules)
 	handle("PUT /v1/schedules/{key}", permEnqueue, s.putSchedule)
 	handle("DELETE /v1/schedules/{key}", permEnqueue, s.deleteSchedule)
+	handle("GET /v1/janitor", permRead, s.janitorStatus)
 	handle("GET /metrics", permRead, s.serveMetrics)
 	handle("GET /healthz", permNone, s.healthz)
+	handle("GET /v1/activity", permRead, s.activity)
+	dashboard.New(dashboard.Config{Client: s.client, Backend: dashboardBackend{s}, Logger: s.log}).Register(mux)
 	return s.recoverer(s.jsonFallback(mux))
 }
 

@@ -101,7 +101,7 @@ func New(cfg Config) (*Server, error) {
 	s.auth = newAuthenticator(s.drv, cfg.OpenWithoutTokens, cfg.AuthCacheTTL)
 	s.wake = newQueueWaker()
 	s.events = newEventHub(s.drv, cfg.EventPollInterval, s.log)
-	s.metrics = newMetrics(s.drv)
+	s.metrics = newMetrics(s.client, s.drv)
 	s.handler = s.buildHandler()
 	s.wg.Go(func() { s.listen(s.ctx) })
 	return s, nil

@@ -42,8 +42,13 @@ type serveConfig struct {
 	Contracts       string `yaml:"contracts"`
 	ContractsWin    string `yaml:"contracts_win"`
 	LogLevel        string `yaml:"log_level"`
+	// Vault is where retention stores finished jobs before deleting them
+	// (docs/vault.md); "" deletes them without a copy.
+	Vault string `yaml:"vault"`
 	// Periodic jobs come from the file only.
 	Periodic []periodicConfig `yaml:"periodic"`
+	// Retention of finished jobs (docs/retention.md); flags override it.
+	Retention retentionConfig `yaml:"retention"`
 	// file is the config file read, "" for none.
 	file string
 }
@@ -89,6 +94,7 @@ func periodicJobs(entries []periodicConfig) ([]skiplock.PeriodicJob, error) {
 func newServeCmd(g *globals) *cobra.Command {
 	var flags serveConfig
 	var configFile string
+	var keep retentionFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP API, the worker protocol and the maintenance services",
@@ -98,7 +104,7 @@ serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
 
 Configuration: flags, then environment (SKIPLOCK_DATABASE_URL, SKIPLOCK_LISTEN,
 SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
-SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
+SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags.DatabaseURL = g.databaseURL
@@ -106,6 +112,7 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 			if err != nil {
 				return err
 			}
+			keep.apply(cmd, &cfg.Retention)
 			return serve(cmd.Context(), cfg)
 		},
 	}
@@ -116,7 +123,9 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
 	f.StringVar(&flags.ContractsWin, "contracts-win", "", "when --contracts differs from the stored contracts: stored or file wins (default: refuse to start)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
+	f.StringVar(&flags.Vault, "vault", "", "keep finished jobs in this vault before retention deletes them: a directory or s3://BUCKET/PREFIX (docs/vault.md)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
+	addRetentionFlags(cmd, &keep)
 	return cmd
 }
 
@@ -156,6 +165,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
 	pick(fs.Changed("contracts-win"), flags.ContractsWin, "CONTRACTS_WIN", &cfg.ContractsWin)
 	pick(fs.Changed("log-level"), flags.LogLevel, "LOG_LEVEL", &cfg.LogLevel)
+	pick(fs.Changed("vault"), flags.Vault, "VAULT", &cfg.Vault)
 	if fs.Changed("insecure") {
 		cfg.Insecure = flags.Insecure
 	} else if v, ok := env("INSECURE"); ok && v != "" {
@@ -227,6 +237,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	retention, keep, err := cfg.retentionAndVault(ctx)
+	if err != nil {
+		return err
+	}
 	// Listen before opening the database: a busy port must not leave a new
 	// database file behind.
 	ln, err := listen(cfg.Listen)
@@ -254,7 +268,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
 	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, ContractsWin: win,
-		PeriodicJobs: periodic})
+		PeriodicJobs: periodic, Retention: retention, Vault: keep})
+	if keep != nil {
+		log.Info("vault", "location", fmt.Sprint(keep))
+	}
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -418,6 +418,13 @@ SELECT state, kind, count(*) FROM skiplock_jobs_archive GROUP BY state, kind;
 SELECT state, count(*) FILTER (WHERE finished_at > now() - interval '1 minute'), count(*)
 FROM skiplock_jobs_archive WHERE finished_at > now() - interval '1 hour' GROUP BY state;
 
+-- name: JobActivityFinished
+SELECT floor(extract(epoch FROM finished_at - $1::timestamptz) / $2::float8)::int, state, count(*)
+FROM skiplock_jobs_archive WHERE finished_at >= $1::timestamptz GROUP BY 1, 2;
+
+-- name: JobActivityRunning
+SELECT count(*), count(DISTINCT worker_id) FROM skiplock_jobs WHERE state = 'running';
+
 -- name: TokenCreate
 INSERT INTO skiplock_tokens (name, hash, role, tenant) VALUES ($1, $2, $3, $4)
 RETURNING id, name, hash, role, tenant, created_at;
@@ -469,6 +476,22 @@ DELETE FROM skiplock_jobs_archive
 WHERE id = ANY($1::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
 
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       count(*) FILTER (WHERE attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce((extract(epoch FROM now()) - extract(epoch FROM min(run_at) FILTER (WHERE state = 'pending')))::float8, 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > now() - make_interval(secs => $1) GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
 -- Pausing running jobs, and the requests a running job's process looks for.
 
 -- name: JobRequestPause

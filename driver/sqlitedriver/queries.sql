@@ -340,6 +340,13 @@ SELECT state, kind, count(*) FROM skiplock_jobs_archive GROUP BY state, kind;
 SELECT state, sum(finished_at > @now - 60000000), count(*)
 FROM skiplock_jobs_archive WHERE finished_at > @now - 3600000000 GROUP BY state;
 
+-- name: JobActivityFinished
+SELECT (finished_at - @since) / @bucket_micros, state, count(*)
+FROM skiplock_jobs_archive WHERE finished_at >= @since GROUP BY 1, 2;
+
+-- name: JobActivityRunning
+SELECT count(*), count(DISTINCT worker_id) FROM skiplock_jobs WHERE state = 'running';
+
 -- name: TokenCreate
 INSERT INTO skiplock_tokens (name, hash, role, tenant, created_at) VALUES (@name, @hash, @role, @tenant, @now)
 RETURNING id, name, hash, role, tenant, created_at;
@@ -390,6 +397,22 @@ DELETE FROM skiplock_jobs_archive
 WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
 
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       sum(attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > @since GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES (@name, @n)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
 -- Pausing running jobs, and the requests a running job's process looks for.
 
 -- name: JobRequestPause
