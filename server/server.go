@@ -82,6 +82,7 @@ type Server struct {
 	wake    *queueWaker
 	events  *eventHub
 	metrics *metrics
+	claims  claimMemo
 
 	// ctx ends with Close: long polls answer and event streams end.
 	ctx    context.Context
