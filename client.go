@@ -27,6 +27,8 @@ type Client struct {
 	policies map[string]kindPolicy
 	// leases are the kinds' own leases for claims and heartbeats from outside.
 	leases kindLeases
+	// contracts is the contract set enforced: stored, else Config.Contracts.
+	contracts contractState
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
 	claimPlaces claimPlaces
 	health      writeHealth
@@ -60,11 +62,8 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 	tracker := dbwatch.NewTracker()
 	c := &Client{driver: dbwatch.Wrap(drv, tracker), config: cfg, log: cfg.Logger.With("client_id", cfg.ID),
 		health: writeHealth{tracker: tracker}}
-	c.policies = make(map[string]kindPolicy, len(cfg.Workers.byKind))
-	for kind, w := range cfg.Workers.byKind {
-		c.policies[kind] = c.policyOf(kind, w.opts)
-	}
-	c.leases = c.leasesOfKinds()
+	c.contracts.set.Store(cfg.Contracts)
+	c.settlePolicies()
 	c.workMW = workChain(cfg.WorkMiddleware)
 	c.running = newRunningSet(c)
 	c.wake = newWaker(drv, c.wakeLocal)
@@ -92,6 +91,10 @@ func (c *Client) Start(ctx context.Context) error {
 	if c.started {
 		return errors.New("skiplock: client already started")
 	}
+	if err := c.LoadContracts(ctx); err != nil {
+		return fmt.Errorf("skiplock: start: %w", err)
+	}
+	c.settlePolicies() // by the contracts in force: leases, timeouts, backoffs
 	if err := c.rescuer().RunOnce(ctx); err != nil {
 		// A refusal (a standby not yet promoted, a full disk) passes: the
 		// leader's rescuer runs again every RescueInterval. Anything else
@@ -329,4 +332,14 @@ func (c *Client) stopNotified(id int64) {
 	if err := c.running.stopRequests(ctx, []int64{id}); err != nil {
 		c.log.Warn("look up a stop request; the next heartbeat sees it", "job_id", id, "error", err)
 	}
+}
+
+// settlePolicies settles each worker's kind's policy and the kinds' leases
+// by the contracts in force; Start calls it before any job runs.
+func (c *Client) settlePolicies() {
+	c.policies = make(map[string]kindPolicy, len(c.config.Workers.byKind))
+	for kind, w := range c.config.Workers.byKind {
+		c.policies[kind] = c.policyOf(kind, w.opts)
+	}
+	c.leases = c.leasesOfKinds()
 }

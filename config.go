@@ -67,6 +67,10 @@ type Config struct {
 	// Contracts validates and defaults every job that enters through this
 	// client (contract.Load); nil means no contracts.
 	Contracts *contract.Set
+	// ContractsWin says which set wins when Contracts differs from the set
+	// stored in the database (ContractsApply, `skiplock contracts apply`);
+	// by default the client refuses to start (ErrContractsDiffer).
+	ContractsWin ContractsWin
 	// Vault, when set, receives finished jobs before retention deletes
 	// them (see Vault); nil deletes without keeping a copy.
 	Vault Vault
@@ -142,6 +146,11 @@ func (c Config) validate() error {
 	}
 	if len(c.ID) > 200 {
 		return fmt.Errorf("config: ID: must be at most 200 characters")
+	}
+	switch c.ContractsWin {
+	case ContractsRefuse, ContractsStoredWins, ContractsConfigWins:
+	default:
+		return fmt.Errorf("config: ContractsWin: %q is not one of \"\", \"stored\", \"config\"", c.ContractsWin)
 	}
 	if err := c.Retention.validate(); err != nil {
 		return err

@@ -192,6 +192,11 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 	if err != nil {
 		return nil, nil, err
 	}
+	if len(p.Next) > 0 {
+		if err := c.LoadContracts(ctx); err != nil {
+			return nil, nil, err
+		}
+	}
 	nexts := make([]nextJob, len(p.Next))
 	for i, n := range p.Next {
 		nexts[i] = nextJob{args: n.Args, opts: n.Opts}
@@ -286,6 +291,9 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 // InsertBatch enqueues jobs all or nothing and answers each job (or the
 // live one its key matched), in order.
 func (c *Client) InsertBatch(ctx context.Context, jobs []InsertManyParams) ([]*InsertResult, error) {
+	if err := c.LoadContracts(ctx); err != nil {
+		return nil, err
+	}
 	params := make([]*driver.InsertParams, len(jobs))
 	queues := make([]string, len(jobs))
 	for i, j := range jobs {

@@ -70,6 +70,9 @@ func (c *Client) InsertTx(ctx context.Context, tx any, args JobArgs, opts *Inser
 }
 
 func (c *Client) insertOn(ctx context.Context, exec driver.Executor, args JobArgs, opts *InsertOpts, committed bool) (*InsertResult, error) {
+	if err := c.LoadContracts(ctx); err != nil {
+		return nil, err
+	}
 	p, err := c.insertParams(args, opts)
 	if err != nil {
 		return nil, err
@@ -169,6 +172,9 @@ func (c *Client) InsertManyTx(ctx context.Context, tx any, jobs []InsertManyPara
 }
 
 func (c *Client) insertMany(ctx context.Context, exec driver.Executor, jobs []InsertManyParams, committed bool) ([]int64, error) {
+	if err := c.LoadContracts(ctx); err != nil {
+		return nil, err
+	}
 	if len(jobs) == 0 {
 		return nil, nil
 	}

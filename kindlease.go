@@ -19,7 +19,7 @@ type kindLeases struct {
 // the contracts and of the workers, each with its policy's lease.
 func (c *Client) leasesOfKinds() kindLeases {
 	var kinds []string
-	for _, k := range c.config.Contracts.Kinds() {
+	for _, k := range c.contractSet().Kinds() {
 		kinds = append(kinds, k.Kind)
 	}
 	for kind := range c.config.Workers.byKind {

@@ -96,8 +96,14 @@ func TestPauseRunningJobResumesFromCheckpoint(t *testing.T) {
 		if _, err := client.JobResume(ctx, id); err != nil {
 			t.Fatal(err)
 		}
-		if p := <-resumedAt; p != 7 {
-			t.Fatalf("resumed at page %d, want 7", p)
+		select {
+		case p := <-resumedAt:
+			if p != 7 {
+				t.Fatalf("resumed at page %d, want 7", p)
+			}
+		case <-time.After(60 * time.Second):
+			j, err := client.JobGet(ctx, id)
+			t.Fatalf("the resumed job did not run from its checkpoint: %+v, %v", j, err)
 		}
 		testwait.Until(t, 20*time.Second, "the job completed", func() bool {
 			j, err := client.JobGet(ctx, id)

@@ -10,10 +10,10 @@ import (
 // resolved is what the contract and the defaults decided for a job.
 type resolved = contract.Resolved
 
-// resolve validates a job against its kind's contract (Config.Contracts)
+// resolve validates a job against its kind's contract (the set in force)
 // and fills in its defaults. Without contracts the built-in defaults apply.
 func (c *Client) resolve(kind string, payload json.RawMessage, opts *InsertOpts) (resolved, error) {
-	r, err := c.config.Contracts.Apply(contract.Spec{Kind: kind, Op: opts.Op, Queue: opts.Queue, Tenant: opts.Tenant,
+	r, err := c.contractSet().Apply(contract.Spec{Kind: kind, Op: opts.Op, Queue: opts.Queue, Tenant: opts.Tenant,
 		IdempotencyKey: opts.IdempotencyKey, Priority: opts.Priority, MaxRetries: opts.MaxRetries, Payload: payload})
 	if err != nil {
 		return resolved{}, err
@@ -21,8 +21,9 @@ func (c *Client) resolve(kind string, payload json.RawMessage, opts *InsertOpts)
 	return r, nil
 }
 
-// Contracts answers the loaded contracts (nil when none).
-func (c *Client) Contracts() *contract.Set { return c.config.Contracts }
+// Contracts answers the contracts this client enforces (nil when none): the
+// stored set once LoadContracts (or Start, or an insert) has read it.
+func (c *Client) Contracts() *contract.Set { return c.contractSet() }
 
 // kindPolicy is how jobs of a kind run: the worker's options win, then the
 // kind's contract, then the client's configuration.
@@ -33,7 +34,7 @@ type kindPolicy struct {
 
 func (c *Client) policyOf(kind string, opts WorkerOpts) kindPolicy {
 	p := kindPolicy{lease: c.config.Lease, timeout: c.config.JobTimeout, backoff: c.config.Backoff}
-	if k, ok := c.config.Contracts.Kind(kind); ok {
+	if k, ok := c.contractSet().Kind(kind); ok {
 		p.lease, p.backoff = k.Lease, k.Backoff.Next
 		if k.Timeout > 0 {
 			p.timeout = k.Timeout

@@ -43,7 +43,12 @@ func Parse(data []byte) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return build(tree)
+	set, err := build(tree)
+	if err != nil {
+		return nil, err
+	}
+	set.source = append([]byte(nil), data...)
+	return set, nil
 }
 
 func decodeDocument(data []byte) (any, error) {

@@ -37,6 +37,8 @@ type Set struct {
 
 	defaults settings
 	kinds    map[string]*Kind
+	// source is the document the set was parsed from.
+	source []byte
 }
 
 // Kind is one kind's contract, already merged with the file's defaults.

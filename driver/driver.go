@@ -48,6 +48,7 @@ type Executor interface {
 	PeriodicStore
 	MetricsStore
 	StopStore
+	ContractStore
 }
 
 // ExecutorTx is an Executor inside a transaction.

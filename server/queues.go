@@ -109,12 +109,19 @@ func QueueAfter(ctx context.Context, c *skiplock.Client, name string, paused boo
 	return NewQueueView(skiplock.QueueInfo{Name: name, Paused: paused}), nil
 }
 
-func (s *Server) listKinds(w http.ResponseWriter, _ *http.Request, _ *principal) error {
-	kinds := s.client.Contracts().Kinds() // the client enforces the same set
+// listKinds answers the contracts in force: the stored set (its newest
+// version), else the server's file; version is 0 when none is stored.
+func (s *Server) listKinds(w http.ResponseWriter, r *http.Request, _ *principal) error {
+	if err := s.client.RefreshContracts(r.Context()); err != nil {
+		return err
+	}
+	set := s.client.Contracts() // the client enforces the same set
+	kinds := set.Kinds()
 	if kinds == nil {
 		kinds = []contract.KindInfo{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"kinds": kinds})
+	writeJSON(w, http.StatusOK, map[string]any{"kinds": kinds, "version": s.client.ContractsVersion(),
+		"strict": set != nil && set.Strict})
 	return nil
 }
 

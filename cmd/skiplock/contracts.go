@@ -14,8 +14,9 @@ import (
 
 func init() { extraCommands = append(extraCommands, newContractsCmd) }
 
-func newContractsCmd(*globals) *cobra.Command {
-	cmd := &cobra.Command{Use: "contracts", Short: "Work with job contract files"}
+func newContractsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{Use: "contracts", Short: "Check contract files, and apply one to the database"}
+	cmd.AddCommand(newContractsApplyCmd(g))
 	cmd.AddCommand(addJSONFlag(&cobra.Command{
 		Use:   "check FILE",
 		Short: "Validate a contract file and list its kinds",

@@ -93,6 +93,7 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 	f.StringVar(&jsonl, "jsonl", "", "insert the jobs of this file (- for stdin), one POST /v1/jobs body a line, all or nothing")
 	f.BoolVar(&partial, "partial", false, "with --jsonl: commit batch by batch, stop at a bad line")
 	f.StringVar(&g.contracts, "contracts", "", "validate and default the job by this contract file (env SKIPLOCK_CONTRACTS)")
+	f.StringVar(&g.contractsWin, "contracts-win", "", "when --contracts differs from the stored contracts: stored or file wins")
 	return cmd
 }
 

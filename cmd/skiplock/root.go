@@ -20,6 +20,9 @@ type globals struct {
 	// contracts is a contract file that commands entering jobs enforce
 	// (--contracts, or SKIPLOCK_CONTRACTS).
 	contracts string
+	// contractsWin says which set wins when contracts differs from the
+	// stored set (--contracts-win stored|file).
+	contractsWin string
 }
 
 func newRootCmd() *cobra.Command {
@@ -156,10 +159,18 @@ func (g *globals) clientOn(ctx context.Context, open func(context.Context) (dbop
 			return nil, nil, err
 		}
 	}
+	if cfg.ContractsWin, err = contractsWin(g.contractsWin); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
 	c, err := skiplock.NewClient(db.Driver, cfg)
 	if err != nil {
 		db.Close()
 		return nil, nil, err
+	}
+	if err := c.LoadContracts(ctx); err != nil && !errors.Is(err, skiplock.ErrNotFound) {
+		db.Close()
+		return nil, nil, contractsErr(err)
 	}
 	closeAll := func() {
 		// Stop sends the wake-ups of the jobs the command inserted (enqueue,

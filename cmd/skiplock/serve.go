@@ -41,6 +41,7 @@ type serveConfig struct {
 	Insecure        bool   `yaml:"insecure"`
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
 	Contracts       string `yaml:"contracts"`
+	ContractsWin    string `yaml:"contracts_win"`
 	LogLevel        string `yaml:"log_level"`
 	LogFormat       string `yaml:"log_format"`
 	// Vault is where retention stores finished jobs before deleting them
@@ -122,6 +123,7 @@ SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config)
 	f.BoolVar(&flags.Insecure, "insecure", false, "allow a non-loopback address without any token")
 	f.Int64Var(&flags.MaxPayloadBytes, "max-payload-bytes", 0, "largest job payload in bytes (default 1 MiB)")
 	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
+	f.StringVar(&flags.ContractsWin, "contracts-win", "", "when --contracts differs from the stored contracts: stored or file wins (default: refuse to start)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
 	f.StringVar(&flags.LogFormat, "log-format", "", logFormatUsage)
 	f.StringVar(&flags.Vault, "vault", "", "keep finished jobs in this vault before retention deletes them: a directory or s3://BUCKET/PREFIX (docs/vault.md)")
@@ -164,6 +166,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	pick(flags.DatabaseURL != "", flags.DatabaseURL, "DATABASE_URL", &cfg.DatabaseURL)
 	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
+	pick(fs.Changed("contracts-win"), flags.ContractsWin, "CONTRACTS_WIN", &cfg.ContractsWin)
 	pick(fs.Changed("log-level"), flags.LogLevel, "LOG_LEVEL", &cfg.LogLevel)
 	pick(fs.Changed("log-format"), flags.LogFormat, "LOG_FORMAT", &cfg.LogFormat)
 	pick(fs.Changed("vault"), flags.Vault, "VAULT", &cfg.Vault)
@@ -249,6 +252,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	win, err := contractsWin(cfg.ContractsWin)
+	if err != nil {
+		return err
+	}
 	retention, keep, err := cfg.retentionAndVault(ctx)
 	if err != nil {
 		return err
@@ -279,7 +286,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	ccfg := &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
+	ccfg := &skiplock.Config{Logger: log, Contracts: contracts, ContractsWin: win, PeriodicJobs: periodic,
 		Retention: retention, Vault: keep}
 	if traces.on() {
 		skiplockotel.New(&skiplockotel.Config{TracerProvider: traces.tp}).Install(ccfg)
@@ -299,7 +306,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	}
 	defer srv.Close()
 	if err := client.Start(ctx); err != nil {
-		return err
+		return contractsErr(err)
 	}
 	defer stopClient(client, log)
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String())

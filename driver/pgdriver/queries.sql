@@ -522,3 +522,13 @@ RETURNING j.id;
 -- name: JobStopRequests
 SELECT id, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = ANY($1::bigint[]) AND state = 'running' AND (cancel_requested OR pause_requested);
+
+-- The stored contract set.
+
+-- name: ContractsPut
+INSERT INTO skiplock_contracts (version, source, digest, strict, kinds)
+SELECT coalesce(max(version), 0) + 1, $1, $2, $3, $4 FROM skiplock_contracts
+RETURNING version, source, digest, strict, kinds, applied_at;
+
+-- name: ContractsCurrent
+SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contracts ORDER BY version DESC LIMIT 1;

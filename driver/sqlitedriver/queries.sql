@@ -443,3 +443,13 @@ RETURNING id;
 -- By primary key: cheap enough to run every second for every running job.
 SELECT id, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'running' AND (cancel_requested OR pause_requested);
+
+-- The stored contract set.
+
+-- name: ContractsPut
+INSERT INTO skiplock_contracts (version, source, digest, strict, kinds, applied_at)
+SELECT coalesce(max(version), 0) + 1, @source, @digest, @strict, @kinds, @now FROM skiplock_contracts
+RETURNING version, source, digest, strict, kinds, applied_at;
+
+-- name: ContractsCurrent
+SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contracts ORDER BY version DESC LIMIT 1;

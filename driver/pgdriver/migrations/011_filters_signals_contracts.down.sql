@@ -1,3 +1,4 @@
+DROP TABLE skiplock_contracts;
 ALTER TABLE skiplock_jobs DROP COLUMN pause_requested;
 DROP INDEX skiplock_jobs_archive_created;
 DROP INDEX skiplock_jobs_archive_worker;

@@ -12,3 +12,15 @@ CREATE INDEX skiplock_jobs_archive_created ON skiplock_jobs_archive USING brin (
 -- A running job asked to pause: its worker's context ends, and the job goes
 -- to paused instead of ending. Live jobs only: the archive never needs it.
 ALTER TABLE skiplock_jobs ADD COLUMN pause_requested boolean NOT NULL DEFAULT false;
+
+-- The contract set every client, server and command line enforces; each
+-- apply adds a version, the newest is in force. kinds holds each kind's
+-- settings by name (defaults, ops, uniqueness), readable from SQL.
+CREATE TABLE skiplock_contracts (
+    version    integer     PRIMARY KEY,
+    source     text        NOT NULL,
+    digest     text        NOT NULL,
+    strict     boolean     NOT NULL,
+    kinds      jsonb       NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+);

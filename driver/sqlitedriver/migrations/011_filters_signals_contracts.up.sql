@@ -8,3 +8,14 @@ CREATE INDEX skiplock_jobs_archive_created ON skiplock_jobs_archive (created_at)
 -- A running job asked to pause: its worker's context ends, and the job goes
 -- to paused instead of ending. Live jobs only: the archive never needs it.
 ALTER TABLE skiplock_jobs ADD COLUMN pause_requested INTEGER NOT NULL DEFAULT 0;
+
+-- The contract set every client, server and command line enforces; each
+-- apply adds a version, the newest is in force.
+CREATE TABLE skiplock_contracts (
+    version    INTEGER PRIMARY KEY,
+    source     TEXT    NOT NULL,
+    digest     TEXT    NOT NULL,
+    strict     INTEGER NOT NULL,
+    kinds      TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL
+);

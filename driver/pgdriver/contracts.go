@@ -1,0 +1,34 @@
+package pgdriver
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// ContractsPut stores the next version of the contract set.
+func (e executor) ContractsPut(ctx context.Context, c *driver.StoredContracts) (*driver.StoredContracts, error) {
+	return scanContracts(e.q.QueryRow(ctx, q("ContractsPut"), string(c.Source), c.Digest, c.Strict, []byte(c.Kinds)))
+}
+
+// ContractsCurrent answers the newest version of the contract set.
+func (e executor) ContractsCurrent(ctx context.Context) (*driver.StoredContracts, error) {
+	return scanContracts(e.q.QueryRow(ctx, q("ContractsCurrent")))
+}
+
+func scanContracts(row pgx.Row) (*driver.StoredContracts, error) {
+	var c driver.StoredContracts
+	var source string
+	var kinds []byte
+	err := row.Scan(&c.Version, &source, &c.Digest, &c.Strict, &kinds, scanTime(&c.AppliedAt))
+	if err == pgx.ErrNoRows {
+		return nil, driver.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.Source, c.Kinds = []byte(source), kinds
+	return &c, nil
+}
