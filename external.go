@@ -192,6 +192,15 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 	if err != nil {
 		return nil, nil, err
 	}
+	cp := driver.CompleteParams{HeldJob: h, Result: p.Result}
+	if len(p.Next) == 0 {
+		// The fenced statement answers the finished job: one round trip.
+		row, err := c.driver.JobComplete(ctx, cp)
+		if err != nil {
+			return nil, nil, c.refused(ctx, id, err)
+		}
+		return row, nil, nil
+	}
 	nexts := make([]nextJob, len(p.Next))
 	for i, n := range p.Next {
 		nexts[i] = nextJob{args: n.Args, opts: n.Opts}
@@ -199,14 +208,8 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 	var row *JobRow
 	var out []*InsertResult
 	err = c.inTx(ctx, func(tx driver.Executor) error {
-		done, err := tx.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: h, Result: p.Result}})
-		if err != nil {
-			return err
-		}
-		if len(done) == 0 {
-			return ErrLeaseLost
-		}
-		if row, err = tx.JobGet(ctx, id); err != nil || row.State == StateCancelled {
+		var err error
+		if row, err = tx.JobComplete(ctx, cp); err != nil || row.State == StateCancelled {
 			return err // a job asked to cancel ends cancelled and starts no next stage
 		}
 		res, err := c.insertNext(ctx, tx, row, nexts)
