@@ -63,12 +63,9 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, p *principal) e
 	return nil
 }
 
-// inserted counts a new job and wakes long polls on its queue.
+// inserted counts a new job (the client wakes long polls on its queue).
 func (s *Server) inserted(j *skiplock.JobRow) {
 	s.metrics.enqueued.WithLabelValues(j.Kind, j.Queue).Inc()
-	if j.State == skiplock.StatePending {
-		s.wake.wake(j.Queue)
-	}
 }
 
 type batchBody struct {
@@ -159,9 +156,6 @@ func (s *Server) jobAction(act func(context.Context, int64) (*skiplock.JobRow, e
 		j, err := act(r.Context(), id)
 		if err != nil {
 			return err
-		}
-		if j.State == skiplock.StatePending {
-			s.wake.wake(j.Queue)
 		}
 		writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
 		return nil

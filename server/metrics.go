@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock"
 )
 
 // metrics are the server's Prometheus metrics, in a registry of its own.
@@ -24,7 +24,7 @@ type metrics struct {
 	requests                             *prometheus.CounterVec
 }
 
-func newMetrics(store driver.QueueStore) *metrics {
+func newMetrics(store queueLister) *metrics {
 	byKindQueue := func(name, help string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"kind", "queue"})
 	}
@@ -70,7 +70,12 @@ var (
 )
 
 // queueCollector reads queue depths from the database at scrape time.
-type queueCollector struct{ store driver.QueueStore }
+type queueCollector struct{ store queueLister }
+
+// queueLister answers the queues and their counts (Client.QueueList).
+type queueLister interface {
+	QueueList(ctx context.Context, withArchive bool) ([]skiplock.QueueInfo, error)
+}
 
 func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- queueJobsDesc

@@ -37,15 +37,16 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 	if err := decodeBody(r, 1<<20, &b); err != nil {
 		return err
 	}
-	params, wait, err := claimParams(queue, &b)
+	params, err := claimParams(queue, &b)
 	if err != nil {
 		return err
 	}
 	// A tenant-scoped worker claims its tenant's jobs only.
 	params.Tenant = p.tenantFilter(nil)
+	params.Recheck = s.cfg.ClaimRecheckInterval
 	// A long poll may outlast the server's write timeout.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
-	jobs, err := s.claimWaiting(r.Context(), params, wait)
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(params.Wait + 30*time.Second))
+	jobs, err := s.claimWaiting(r.Context(), params)
 	if err != nil {
 		return err
 	}
@@ -70,68 +71,48 @@ func (s *Server) handBack(jobs []*skiplock.JobRow) {
 	}
 }
 
-func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, time.Duration, error) {
+func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, error) {
 	params := skiplock.ClaimParams{Queue: queue, WorkerID: b.WorkerID, Max: 1, Kinds: b.Kinds}
 	if b.WorkerID == "" {
-		return params, 0, badRequest("worker_id", "is required")
+		return params, badRequest("worker_id", "is required")
 	}
 	if err := checkText("worker_id", b.WorkerID, maxNameBytes); err != nil {
-		return params, 0, err
+		return params, err
 	}
 	if b.Max != nil {
 		params.Max = *b.Max
 	}
 	if len(b.Kinds) > maxKinds {
-		return params, 0, badRequest("kinds", "must name at most %d kinds", maxKinds)
+		return params, badRequest("kinds", "must name at most %d kinds", maxKinds)
 	}
 	for i, k := range b.Kinds {
 		if err := checkText(fmt.Sprintf("kinds[%d]", i), k, maxNameBytes); err != nil {
-			return params, 0, err
+			return params, err
 		}
 	}
 	lease, err := secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds)
 	if err != nil {
-		return params, 0, err
+		return params, err
 	}
 	if b.LeaseSeconds != nil && lease < time.Second {
-		return params, 0, badRequest("lease_seconds", "must be at least 1, got %s", number(*b.LeaseSeconds))
+		return params, badRequest("lease_seconds", "must be at least 1, got %s", number(*b.LeaseSeconds))
 	}
 	params.Lease = lease
-	wait, err := secondsParam("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)
-	return params, wait, err
+	params.Wait, err = secondsParam("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)
+	return params, err
 }
 
-// claimWaiting claims at once, and while there is nothing waits up to
-// wait for a wake-up of the queue (or a short fallback re-check).
-func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams, wait time.Duration) ([]*skiplock.JobRow, error) {
-	deadline := time.Now().Add(wait)
-	for {
-		woken := s.wake.wait(params.Queue)
-		// The claim itself runs to its end even if the worker goes away
-		// meanwhile: the caller then hands its jobs back. Cancelled half
-		// way, a claim that committed would answer an error and leave its
-		// jobs to the rescuer.
-		jobs, err := s.client.Claim(context.WithoutCancel(ctx), params)
-		if err != nil || len(jobs) > 0 {
-			return jobs, err
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return jobs, nil
-		}
-		recheck := time.NewTimer(min(left, s.cfg.ClaimRecheckInterval))
-		select {
-		case <-woken:
-		case <-recheck.C:
-		case <-ctx.Done():
-			recheck.Stop()
-			return nil, ctx.Err()
-		case <-s.ctx.Done():
-			recheck.Stop()
-			return jobs, nil // shutting down: answer what there is
-		}
-		recheck.Stop()
+// claimWaiting is the client's waiting claim, ended early by the
+// worker going away (ctx) or by Close, which answers what there is.
+func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams) ([]*skiplock.JobRow, error) {
+	waitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.ctx, cancel)()
+	jobs, err := s.client.Claim(waitCtx, params)
+	if err != nil && ctx.Err() == nil && s.ctx.Err() != nil {
+		return nil, nil // shutting down: answer what there is
 	}
+	return jobs, err
 }
 
 type heartbeatBody struct {
@@ -307,9 +288,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 		return err
 	}
 	s.finished(j)
-	if j.State == skiplock.StatePending {
-		s.wake.wake(j.Queue)
-	}
 	writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
 	return nil
 }
