@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // Event feed tuning: each poll looks back eventOverlap so that a change
@@ -199,7 +200,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 	sub := &subscriber{ch: make(chan *jobEvent, eventBuffer), queue: q.Get("queue"), kind: q.Get("kind"),
 		workflow: q.Get("workflow_id"), tenant: p.tenantFilter(nil)}
 	for field, v := range map[string]string{"queue": sub.queue, "kind": sub.kind, "workflow_id": sub.workflow} {
-		if err := checkText(field, v, maxKeyBytes); err != nil {
+		if err := input.CheckText(field, v, input.MaxKeyBytes); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // QueueView is a queue as GET /v1/queues shows it.
@@ -60,7 +61,7 @@ func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, p *principal
 func (s *Server) queueAction(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, p *principal) error {
 		name := r.PathValue("queue")
-		if err := checkText("queue", name, maxNameBytes); err != nil {
+		if err := input.CheckText("queue", name, input.MaxNameBytes); err != nil {
 			return err
 		}
 		if err := unscoped(p); err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // Bounds of the worker protocol.
@@ -30,7 +31,7 @@ type jobsAnswer struct {
 
 func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) error {
 	queue := r.PathValue("queue")
-	if err := checkText("queue", queue, maxNameBytes); err != nil {
+	if err := input.CheckText("queue", queue, input.MaxNameBytes); err != nil {
 		return err
 	}
 	var b claimBody
@@ -76,7 +77,7 @@ func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, error) {
 	if b.WorkerID == "" {
 		return params, badRequest("worker_id", "is required")
 	}
-	if err := checkText("worker_id", b.WorkerID, maxNameBytes); err != nil {
+	if err := input.CheckText("worker_id", b.WorkerID, input.MaxNameBytes); err != nil {
 		return params, err
 	}
 	if b.Max != nil {
@@ -86,19 +87,19 @@ func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, error) {
 		return params, badRequest("kinds", "must name at most %d kinds", maxKinds)
 	}
 	for i, k := range b.Kinds {
-		if err := checkText(fmt.Sprintf("kinds[%d]", i), k, maxNameBytes); err != nil {
+		if err := input.CheckText(fmt.Sprintf("kinds[%d]", i), k, input.MaxNameBytes); err != nil {
 			return params, err
 		}
 	}
-	lease, err := secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds)
+	lease, err := input.Seconds("lease_seconds", b.LeaseSeconds, maxLeaseSeconds)
 	if err != nil {
 		return params, err
 	}
 	if b.LeaseSeconds != nil && lease < time.Second {
-		return params, badRequest("lease_seconds", "must be at least 1, got %s", number(*b.LeaseSeconds))
+		return params, badRequest("lease_seconds", "must be at least 1, got %s", input.Number(*b.LeaseSeconds))
 	}
 	params.Lease = lease
-	params.Wait, err = secondsParam("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)
+	params.Wait, err = input.Seconds("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)
 	return params, err
 }
 
@@ -139,7 +140,7 @@ func (s *Server) heldJob(r *http.Request, p *principal, workerID string, attempt
 	if workerID == "" {
 		return 0, 0, badRequest("worker_id", "is required")
 	}
-	if err := checkText("worker_id", workerID, maxNameBytes); err != nil {
+	if err := input.CheckText("worker_id", workerID, input.MaxNameBytes); err != nil {
 		return 0, 0, err
 	}
 	if attempt != nil && *attempt < 1 {
@@ -167,18 +168,18 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 	}
 	hp := skiplock.HeartbeatParams{WorkerID: b.WorkerID, Attempt: attempt, Progress: b.Progress,
 		ProgressMessage: b.ProgressMessage}
-	if hp.Lease, err = secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
+	if hp.Lease, err = input.Seconds("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
 		return err
 	}
 	if b.ProgressMessage != nil {
-		if err := checkText("progress_message", *b.ProgressMessage, maxProgressBytes); err != nil {
+		if err := input.CheckText("progress_message", *b.ProgressMessage, input.MaxProgressBytes); err != nil {
 			return err
 		}
 	}
 	if int64(len(b.Checkpoint)) > s.cfg.MaxPayloadBytes {
 		return tooLarge("checkpoint", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}
-	if hp.Checkpoint, err = cleanJSON("checkpoint", b.Checkpoint); err != nil {
+	if hp.Checkpoint, err = input.CleanJSON("checkpoint", b.Checkpoint); err != nil {
 		return err
 	}
 	res, err := s.client.Heartbeat(r.Context(), id, hp)
@@ -213,7 +214,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 	if int64(len(b.Result)) > s.cfg.MaxPayloadBytes {
 		return tooLarge("result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}
-	result, err := cleanJSON("result", b.Result)
+	result, err := input.CleanJSON("result", b.Result)
 	if err != nil {
 		return err
 	}
@@ -268,16 +269,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 	}
 	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable}
 	if b.Error != nil {
-		if err := checkText("error.type", b.Error.Type, maxNameBytes); err != nil {
+		if err := input.CheckText("error.type", b.Error.Type, input.MaxNameBytes); err != nil {
 			return err
 		}
-		if err := checkText("error.message", b.Error.Message, maxMessageBytes); err != nil {
+		if err := input.CheckText("error.message", b.Error.Message, input.MaxMessageBytes); err != nil {
 			return err
 		}
 		fp.ErrorType, fp.Message = b.Error.Type, b.Error.Message
 	}
 	if b.RetryInSeconds != nil {
-		d, err := secondsParam("retry_in_seconds", b.RetryInSeconds, maxDelaySeconds)
+		d, err := input.Seconds("retry_in_seconds", b.RetryInSeconds, input.MaxDelaySeconds)
 		if err != nil {
 			return err
 		}
