@@ -118,6 +118,11 @@ func (c *Client) Start(ctx context.Context) error {
 	c.producers.Store(&producers)
 	c.releaseListener = c.listener.hold()
 	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
+	if len(producers) > 0 && c.driver.Name() == "sqlite" {
+		// SQLite's notifications stay in this process: cancel and pause
+		// requests from other processes are looked for instead.
+		c.servicesWG.Go(func() { c.running.pollStops(allCtx) })
+	}
 	c.servicesWG.Go(func() { c.elector().Run(allCtx) })
 	c.started = true
 	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))
@@ -194,7 +199,7 @@ func (c *Client) drain(ctx context.Context) error {
 }
 
 func (c *Client) rescuer() *maintenance.Rescuer {
-	return &maintenance.Rescuer{Store: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
+	return &maintenance.Rescuer{Store: c.driver, Counters: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
 		OnRequeue: func() {
 			for name := range c.config.Queues {
 				c.wakeLocal(name)
@@ -225,6 +230,9 @@ func (c *Client) elector() *maintenance.Elector {
 			leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
 			leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
+			if !c.config.Retention.Disabled {
+				leading.Go(func() { c.janitor().Run(ctx) })
+			}
 			if len(c.config.PeriodicJobs) > 0 {
 				leading.Go(func() { c.periodicEnqueuer().Run(ctx) })
 			}
@@ -256,5 +264,18 @@ func (c *Client) wakeLocal(queue string) {
 		}
 	case (*ps)[queue] != nil:
 		(*ps)[queue].wakeUp()
+	}
+}
+
+// stopNotified is told that a job was asked to stop (cancel or pause); if
+// it runs here, the request says which.
+func (c *Client) stopNotified(id int64) {
+	if !c.running.holds(id) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	if err := c.running.stopRequests(ctx, []int64{id}); err != nil {
+		c.log.Warn("look up a stop request; the next heartbeat sees it", "job_id", id, "error", err)
 	}
 }

@@ -63,7 +63,7 @@ func (c *Client) listen(ctx context.Context) {
 	n := c.driver.Notifier()
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := n.Listen(ctx, c.wakeLocal, func(id int64) { c.running.cancel(id, ErrCancelled) })
+		err := n.Listen(ctx, c.wakeLocal, c.stopNotified)
 		if ctx.Err() != nil {
 			return
 		}

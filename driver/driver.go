@@ -43,8 +43,11 @@ type Executor interface {
 	LeaderStore
 	ScheduleStore
 	ArchiveStore
+	RetentionStore
 	TokenStore
 	PeriodicStore
+	MetricsStore
+	StopStore
 }
 
 // ExecutorTx is an Executor inside a transaction.
