@@ -104,6 +104,11 @@ type JobStore interface {
 	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)
 	// JobStats counts jobs by state and kind, and jobs finished recently.
 	JobStats(ctx context.Context) (*Stats, error)
+	// JobActivity counts the jobs finished at or after since, by state and
+	// by bucket of the given width (bucket 0 starts at since), and the
+	// workers holding running jobs. It reads only recent archive rows and
+	// the running jobs, so it stays fast however large the archive grows.
+	JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*Activity, error)
 	// JobPromoteScheduled makes scheduled jobs due before now and not before
 	// since (zero: any time) pending, and answers the queues that got work
 	// and the database's clock that run_at was compared with.
@@ -117,6 +122,22 @@ type Stats struct {
 	// Finished counts jobs finished in the last minute and hour by state.
 	FinishedLastMinute map[JobState]int64
 	FinishedLastHour   map[JobState]int64
+}
+
+// Activity is what JobActivity counts.
+type Activity struct {
+	// Finished holds one count per bucket and state that had any job.
+	Finished []ActivityCount
+	// Running counts running jobs; RunningWorkers the distinct workers
+	// holding them.
+	Running, RunningWorkers int64
+}
+
+// ActivityCount is the jobs of one state finished in one bucket.
+type ActivityCount struct {
+	Bucket int
+	State  JobState
+	N      int64
 }
 
 // QueueInfo is a queue's settings and counts of its live jobs.

@@ -198,6 +198,11 @@ func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
 	return r, e.read(err)
 }
 
+func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
+	r, err := e.Executor.JobActivity(ctx, since, bucket)
+	return r, e.read(err)
+}
+
 func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (driver.PromoteResult, error) {
 	r, err := e.Executor.JobPromoteScheduled(ctx, limit, since)
 	return r, e.write(err)
