@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -117,6 +118,18 @@ func (d *Database) TableBytes(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// DeadTuples answers the hot table's dead tuples as the statistics count
+// them (pg_stat_user_tables.n_dead_tup, up to a second behind; 0 on
+// SQLite).
+func (d *Database) DeadTuples(ctx context.Context) (int64, error) {
+	if d.Admin == nil {
+		return 0, nil
+	}
+	var n int64
+	err := d.Admin.QueryRow(ctx, "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass").Scan(&n)
+	return n, err
+}
+
 // VacuumJobs vacuums and analyses the hot table (PostgreSQL; nothing on
 // SQLite). Emptied, the table is then truncated to no pages, and plans made
 // next take it for empty.
@@ -164,4 +177,33 @@ func randHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// VacuumLoop vacuums the hot table every interval on a connection of its
+// own until stop is called.
+func VacuumLoop(ctx context.Context, url string, every time.Duration) (stop func(), err error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_, _ = conn.Exec(ctx, "VACUUM skiplock_jobs")
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		conn.Close(context.Background())
+	}, nil
 }

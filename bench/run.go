@@ -7,13 +7,14 @@ import (
 	"log/slog"
 	"regexp"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/skiplock/skiplock"
 )
 
 // Modes are the bench's modes.
-var Modes = []string{"drain", "e2e", "latency", "insert"}
+var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady"}
 
 // Options configure one run of Skiplock; zero values take the defaults
 // (for the client: Skiplock's own).
@@ -22,10 +23,17 @@ type Options struct {
 	Mode        string
 	// Jobs to drain or insert.
 	Jobs int
-	// Duration of e2e and latency.
+	// Duration of e2e, latency, http and steady.
 	Duration time.Duration
-	// Rate of latency's enqueues per second.
+	// Rate of latency's and steady's enqueues per second.
 	Rate float64
+	// SampleEvery is steady's sampling interval of the hot table's dead
+	// tuples (default a second).
+	SampleEvery time.Duration
+	// VacuumEvery vacuums the hot table this often from a connection of
+	// the bench's own during steady and e2e (PostgreSQL): to measure what a
+	// maintenance task vacuuming it would do, without building one.
+	VacuumEvery time.Duration
 	// Workers is MaxWorkers of the bench queue.
 	Workers int
 	// Batch is jobs per InsertMany; Producers is goroutines inserting at
@@ -45,6 +53,18 @@ type Options struct {
 	// run (PostgreSQL), e.g. "autovacuum_vacuum_scale_factor=0": to try
 	// vacuum settings without touching the migrations.
 	TableOptions string
+	// Exe is the skiplock binary that worker processes and the server run
+	// (--mode http, --procs).
+	Exe string
+	// Procs is how many worker processes work the queue: HTTP workers in
+	// http mode (default 4), library clients in drain and e2e (0: the
+	// bench's own process works it).
+	Procs int
+	// ClaimMax is jobs per claim of an HTTP worker (default 100); Loops is
+	// claims in flight at once in each (default 4); H2C makes them speak
+	// HTTP/2 without TLS.
+	ClaimMax, Loops int
+	H2C             bool
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -57,6 +77,10 @@ const (
 	DefaultDuration = 30 * time.Second
 	DefaultRate     = 100
 	DefaultBatch    = 1000
+	// DefaultHTTPProcs, DefaultClaimMax and DefaultLoops shape --mode http.
+	DefaultHTTPProcs = 4
+	DefaultClaimMax  = 100
+	DefaultLoops     = 4
 )
 
 func (o Options) withDefaults() Options {
@@ -72,6 +96,15 @@ func (o Options) withDefaults() Options {
 	if o.Batch <= 0 {
 		o.Batch = DefaultBatch
 	}
+	if o.Mode == "http" && o.Procs == 0 {
+		o.Procs = DefaultHTTPProcs
+	}
+	if o.ClaimMax <= 0 {
+		o.ClaimMax = DefaultClaimMax
+	}
+	if o.Loops <= 0 {
+		o.Loops = DefaultLoops
+	}
 	return o
 }
 
@@ -79,14 +112,14 @@ func (o Options) withDefaults() Options {
 func (o Options) Validate() error {
 	switch {
 	case !validMode(o.Mode):
-		return fmt.Errorf("--mode: want one of drain, e2e, latency, insert, got %q", o.Mode)
+		return fmt.Errorf("--mode: want one of %s, got %q", strings.Join(Modes, ", "), o.Mode)
 	case o.Jobs < 0, o.Backlog < 0, o.Scheduled < 0, o.Batch < 0, o.Producers < 0, o.CompleterBatch < 0:
 		return fmt.Errorf("--jobs, --batch, --producers, --completer-batch, --backlog and --scheduled must not be negative")
 	case o.Workers < 0 || o.Workers > 10000:
 		return fmt.Errorf("--workers: must be between 1 and 10000, got %d", o.Workers)
 	case o.Duration < 0 || o.FetchCooldown < 0 || o.FetchPollInterval < 0:
 		return fmt.Errorf("--duration, --fetch-cooldown and --poll-interval must not be negative")
-	case o.Rate < 0 || o.Rate > 100_000:
+	case o.Rate != 0 && (o.Rate < 1 || o.Rate > 100_000):
 		return fmt.Errorf("--rate: must be between 1 and 100000 per second, got %g", o.Rate)
 	case !tableOptionsRE.MatchString(o.TableOptions):
 		return fmt.Errorf("--table-options: want name=value pairs separated by commas, got %q", o.TableOptions)
@@ -94,6 +127,26 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--backlog, --scheduled and --hold-tx apply to --mode e2e only")
 	case o.AfterIdle && o.Mode != "drain":
 		return fmt.Errorf("--after-idle applies to --mode drain only")
+	case o.SampleEvery < 0 || (o.SampleEvery > 0 && o.SampleEvery < 10*time.Millisecond):
+		return fmt.Errorf("--sample-every: must be at least 10ms, got %s", o.SampleEvery)
+	case o.SampleEvery > 0 && o.Mode != "steady":
+		return fmt.Errorf("--sample-every applies to --mode steady only")
+	case o.VacuumEvery < 0 || (o.VacuumEvery > 0 && o.VacuumEvery < 10*time.Millisecond):
+		return fmt.Errorf("--vacuum-every: must be at least 10ms, got %s", o.VacuumEvery)
+	case o.VacuumEvery > 0 && o.Mode != "steady" && o.Mode != "e2e":
+		return fmt.Errorf("--vacuum-every applies to --mode steady and e2e only")
+	case o.Procs < 0 || o.Procs > 64:
+		return fmt.Errorf("--procs: must be between 1 and 64, got %d", o.Procs)
+	case o.Procs > 0 && o.Mode != "drain" && o.Mode != "e2e" && o.Mode != "http":
+		return fmt.Errorf("--procs applies to --mode drain, e2e and http only")
+	case o.Procs > 0 && o.AfterIdle:
+		return fmt.Errorf("--procs and --after-idle do not go together")
+	case o.ClaimMax < 0 || o.ClaimMax > 1000:
+		return fmt.Errorf("--claim-max: must be between 1 and 1000, got %d", o.ClaimMax)
+	case o.Loops < 0 || o.Loops > 256:
+		return fmt.Errorf("--loops: must be between 1 and 256, got %d", o.Loops)
+	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C) && o.Mode != "http":
+		return fmt.Errorf("--claim-max, --loops and --h2c apply to --mode http only")
 	}
 	return nil
 }
@@ -129,7 +182,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return Result{}, fmt.Errorf("--table-options: %w", err)
 		}
 	}
-	sys, err := NewSkiplock(db.Driver, skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
+	timer := &claimTimer{Driver: db.Driver}
+	sys, err := NewSkiplock(timer, skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
 		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch}, o.Workers)
 	if err != nil {
 		return Result{}, err
@@ -143,6 +197,32 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		producers = runtime.NumCPU()
 	}
 	h := &Harness{Progress: o.Progress, Batch: o.Batch, Producers: producers}
+	if o.VacuumEvery > 0 {
+		if db.Kind != "postgres" {
+			return Result{}, fmt.Errorf("--vacuum-every: needs PostgreSQL")
+		}
+		stop, err := VacuumLoop(ctx, db.URL, o.VacuumEvery)
+		if err != nil {
+			return Result{}, fmt.Errorf("--vacuum-every: %w", err)
+		}
+		defer stop()
+	}
+	if o.Procs > 0 {
+		if o.Exe == "" {
+			return Result{}, fmt.Errorf("--procs and --mode http run the skiplock binary: Options.Exe is not set")
+		}
+		remote := NewRemote(sys, o, db.URL)
+		defer func() { _ = remote.Stop(context.WithoutCancel(ctx)) }()
+		if o.Mode == "drain" {
+			return h.Drain(ctx, remote, o.Jobs)
+		}
+		res, err := runE2E(ctx, o, db, remote, h)
+		res.Mode = o.Mode
+		if err == nil {
+			res.Extra = append([]string{fmt.Sprintf("procs=%d", o.Procs)}, res.Extra...)
+		}
+		return res, err
+	}
 	switch o.Mode {
 	case "drain":
 		if o.AfterIdle {
@@ -153,11 +233,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return h.Insert(ctx, sys, o.Jobs)
 	case "latency":
 		return h.Latency(ctx, sys, o.Rate, o.Duration)
+	case "steady":
+		return runSteady(ctx, o, db, sys, timer, h)
 	}
 	return runE2E(ctx, o, db, sys, h)
 }
 
-func runE2E(ctx context.Context, o Options, db *Database, sys *Skiplock, h *Harness) (Result, error) {
+func runE2E(ctx context.Context, o Options, db *Database, sys parker, h *Harness) (Result, error) {
 	scaling := o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx
 	if o.Backlog > 0 {
 		if err := sys.Park(ctx, o.Backlog, Queue+"_backlog", time.Time{}, 10_000); err != nil {
@@ -197,5 +279,24 @@ func runE2E(ctx context.Context, o Options, db *Database, sys *Skiplock, h *Harn
 	if db.Kind == "postgres" {
 		res.Extra = append(res.Extra, fmt.Sprintf("table_bytes_start=%d table_bytes_end=%d", before, after))
 	}
+	return res, nil
+}
+
+// parker is a System that can park jobs it never works (Skiplock, Remote).
+type parker interface {
+	System
+	Park(ctx context.Context, n int, queue string, at time.Time, batch int) error
+}
+
+func runSteady(ctx context.Context, o Options, db *Database, sys *Skiplock, timer *claimTimer, h *Harness) (Result, error) {
+	probe := SteadyProbe{Every: o.SampleEvery}
+	if db.Admin != nil {
+		probe.DeadTuples = db.DeadTuples
+	}
+	res, err := h.Steady(ctx, sys, o.Rate, o.Duration, probe)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Extra = append([]string{fmt.Sprintf("claim_p95_ms=%.2f", ms(timer.percentile(0.95)))}, res.Extra...)
 	return res, nil
 }

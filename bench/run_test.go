@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ func TestRunModes(t *testing.T) {
 			{Mode: "insert", Jobs: 300, Batch: 100, Producers: 2},
 			{Mode: "e2e", Duration: 3 * time.Second, Batch: 50, Scheduled: 10},
 			{Mode: "latency", Duration: time.Second, Rate: 20},
+			{Mode: "steady", Duration: 2 * time.Second, Rate: 50, SampleEvery: 100 * time.Millisecond},
 		} {
 			name := db.name + "/" + o.Mode
 			if o.AfterIdle {
@@ -32,6 +34,15 @@ func TestRunModes(t *testing.T) {
 				line := res.Line()
 				if !strings.HasPrefix(line, "result mode="+o.Mode+" jobs=") || !strings.Contains(line, " p99_ms=") {
 					t.Errorf("result line %q", line)
+				}
+				if o.Mode == "steady" {
+					want := ` p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+ claim_p95_ms=[\d.]+`
+					if db.name == "postgres" {
+						want += ` dead_tuples_median=\d+ dead_tuples_max=\d+`
+					}
+					if !regexp.MustCompile(want + "$").MatchString(line) {
+						t.Errorf("steady result line %q", line)
+					}
 				}
 				if res.Jobs <= 0 {
 					t.Errorf("%s worked no jobs: %s", o.Mode, line)
@@ -51,10 +62,37 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{Options{Mode: "latency", Rate: -1}, "--rate"},
 		{Options{Mode: "drain", Backlog: 10}, "--backlog"},
 		{Options{Mode: "e2e", AfterIdle: true}, "--after-idle"},
+		{Options{Mode: "steady", Rate: 0.5}, "--rate"},
+		{Options{Mode: "steady", SampleEvery: time.Millisecond}, "--sample-every"},
+		{Options{Mode: "e2e", SampleEvery: time.Second}, "--sample-every"},
+		{Options{Mode: "latency", Procs: 2}, "--procs"},
+		{Options{Mode: "drain", VacuumEvery: time.Second}, "--vacuum-every"},
+		{Options{Mode: "steady", VacuumEvery: time.Millisecond}, "--vacuum-every"},
+		{Options{Mode: "http", Procs: 65}, "--procs"},
+		{Options{Mode: "http", ClaimMax: 1001}, "--claim-max"},
+		{Options{Mode: "e2e", ClaimMax: 10}, "--claim-max"},
+		{Options{Mode: "e2e", H2C: true}, "--h2c"},
+		{Options{Mode: "http", Loops: 1000}, "--loops"},
 	} {
 		err := c.o.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("Validate(%+v) = %v, want an error naming %s", c.o, err, c.flag)
 		}
+	}
+}
+
+// Worker processes' arguments carry the run's settings.
+func TestWorkerArgs(t *testing.T) {
+	o := Options{Mode: "http", ClaimMax: 50, Loops: 3, H2C: true}
+	got := strings.Join(o.WorkerArgs(1, "http://127.0.0.1:9", "postgres://x"), " ")
+	want := "bench-worker --queue bench --server http://127.0.0.1:9 --claim-max 50 --loops 3 --worker-id bench-2 --h2c"
+	if got != want {
+		t.Errorf("http worker args %q, want %q", got, want)
+	}
+	o = Options{Mode: "e2e", Procs: 2, Workers: 10, FetchCooldown: 2 * time.Millisecond}
+	got = strings.Join(o.WorkerArgs(0, "", "postgres://x"), " ")
+	want = "bench-worker --queue bench --database-url postgres://x --workers 10 --fetch-cooldown 2ms"
+	if got != want {
+		t.Errorf("library worker args %q, want %q", got, want)
 	}
 }

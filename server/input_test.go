@@ -96,7 +96,7 @@ func TestBadInput(t *testing.T) {
 			{"POST", "/v1/jobs/999999/complete", `{"worker_id":"w"}`, 404, ""},
 			{"PUT", "/v1/schedules/k", `{"kind":"x","every_seconds":-1}`, 400, "every_seconds"},
 			{"GET", "/v1/nope", "", 404, ""},
-			{"GET", "/", "", 404, ""},
+			{"GET", "/nope", "", 404, ""},
 			{"DELETE", "/v1/jobs/1", "", 405, ""},
 			{"PUT", "/v1/jobs", "", 405, ""},
 		}

@@ -41,6 +41,7 @@ func (s *Server) buildHandler() http.Handler {
 	handle("POST /v1/jobs/{id}/resume", permAdmin, s.jobAction(s.client.JobResume))
 	handle("POST /v1/jobs/{id}/heartbeat", permWork, s.heartbeat)
 	handle("POST /v1/jobs/{id}/complete", permWork, s.complete)
+	handle("POST /v1/jobs/complete", permWork, s.completeMany)
 	handle("POST /v1/jobs/{id}/fail", permWork, s.fail)
 	handle("GET /v1/workflows/{workflow_id}", permRead, s.getWorkflow)
 	handle("GET /v1/queues", permRead, s.listQueues)

@@ -80,6 +80,7 @@ type Server struct {
 	auth    *authenticator
 	events  *eventHub
 	metrics *metrics
+	claims  claimMemo
 	// stopListening lets the client's wake-up listener go.
 	stopListening func()
 

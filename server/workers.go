@@ -58,6 +58,7 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 		s.handBack(jobs)
 		return err
 	}
+	s.claims.remember(jobs)
 	writeJSON(w, http.StatusOK, jobsAnswer{Jobs: views(jobs)})
 	return nil
 }

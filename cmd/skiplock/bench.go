@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -28,7 +29,10 @@ runs in a temporary file unless --database-url names one.
 
 Modes: drain (insert --jobs, then time working them all), e2e (insert and
 work at once for --duration), latency (enqueue at --rate, enqueue→start
-percentiles), insert (bulk insert rate). The last stdout line is
+percentiles), insert (bulk insert rate), http (e2e through a skiplock serve
+process and --procs HTTP worker processes claiming --claim-max jobs a call),
+steady (offer --rate jobs a second for --duration, open loop: due→start
+percentiles, claim p95, the hot table's dead tuples sampled every second). The last stdout line is
 "result mode=… jobs=… jobs_per_sec=… p50_ms=… p95_ms=… p99_ms=…".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -43,6 +47,13 @@ percentiles), insert (bulk insert rate). The last stdout line is
 			}
 			if err := o.Validate(); err != nil {
 				return usagef("%v", err)
+			}
+			if o.Mode == "http" || o.Procs > 0 {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("find the skiplock binary for the worker processes: %w", err)
+				}
+				o.Exe = exe
 			}
 			o.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			if isatty.IsTerminal(os.Stderr.Fd()) {
@@ -76,10 +87,10 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	}
 	addJSONFlag(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.Mode, "mode", "drain", "drain, e2e, latency or insert")
+	f.StringVar(&o.Mode, "mode", "drain", strings.Join(bench.Modes, ", "))
 	f.IntVar(&o.Jobs, "jobs", bench.DefaultJobs, "jobs to drain or insert")
 	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e and latency run")
-	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency: jobs enqueued per second, one at a time")
+	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency and steady: jobs enqueued per second, one at a time")
 	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 1000)")
 	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
 	f.IntVar(&o.Producers, "producers", 0, "goroutines inserting at once (default: 1 for e2e and drain, one per CPU for insert)")
@@ -91,6 +102,12 @@ percentiles), insert (bulk insert rate). The last stdout line is
 	f.BoolVar(&o.HoldTx, "hold-tx", false, "e2e: hold a transaction with a snapshot open (PostgreSQL)")
 	f.BoolVar(&o.AfterIdle, "after-idle", false, "drain: start the workers first, idle on the emptied, vacuumed table, then insert --jobs at once")
 	f.StringVar(&o.TableOptions, "table-options", "", "PostgreSQL: storage parameters for the hot table, e.g. autovacuum_vacuum_scale_factor=0")
+	f.DurationVar(&o.SampleEvery, "sample-every", 0, "steady: how often the hot table's dead tuples are sampled (default 1s)")
+	f.DurationVar(&o.VacuumEvery, "vacuum-every", 0, "steady and e2e: vacuum the hot table this often from the bench (PostgreSQL)")
+	f.IntVar(&o.Procs, "procs", 0, "worker processes: HTTP workers in http mode (default 4), library clients in drain and e2e (default: none, this process works)")
+	f.IntVar(&o.ClaimMax, "claim-max", 0, "http: jobs per claim (default 100)")
+	f.IntVar(&o.Loops, "loops", 0, "http: claims in flight at once in each worker process (default 4)")
+	f.BoolVar(&o.H2C, "h2c", false, "http: the workers speak HTTP/2 without TLS")
 	f.BoolVar(&o.Keep, "keep", false, "keep the bench schema or file")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end")

@@ -300,6 +300,11 @@ func runHTTP(ctx context.Context, ln net.Listener, srv *server.Server, log *slog
 		// extend their own deadline.
 		WriteTimeout: 90 * time.Second, IdleTimeout: 120 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	// HTTP/1.1 and HTTP/2 without TLS (h2c, prior knowledge) on one port:
+	// a worker's claims and reports share one connection.
+	hs.Protocols = new(http.Protocols)
+	hs.Protocols.SetHTTP1(true)
+	hs.Protocols.SetUnencryptedHTTP2(true)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

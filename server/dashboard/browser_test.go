@@ -134,6 +134,20 @@ func (b *browser) waitText(sel, want string) {
 	})
 }
 
+// click clicks the element sel by script, in one step: a list page that
+// reloads its content live may replace the element between a lookup and a
+// click.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); if (e) e.click(); return !!e; })()`, sel)
+	testwait.Until(b.t, time.Minute, "click "+sel, func() bool {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		defer cancel()
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		return err == nil && ok
+	})
+}
+
 // has answers whether the page has an element matching sel.
 func (b *browser) has(sel string) bool {
 	return eval[bool](b, fmt.Sprintf(`document.querySelector(%q) !== null`, sel))

@@ -71,7 +71,7 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	b.screenshot("job")
 
 	// Cancel the running job: it ends cancelled once its worker stops.
-	b.do("cancel the running job", chromedp.Click(chromedp.CSS(`button[value="Cancel"]`)))
+	b.click(`button[value="Cancel"]`)
 	b.waitText(".facts", "requested")
 	var hb struct {
 		CancelRequested bool `json:"cancel_requested"`
@@ -87,7 +87,7 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	f := s.failed(admin, "flaky")
 	b.do("open the failed job", b.open(fmt.Sprintf("/jobs/%d", f.ID)), chromedp.WaitVisible(chromedp.ID("state")))
 	b.waitText(".attempt", "it broke")
-	b.do("retry", chromedp.Click(chromedp.CSS(`button[value="Retry"]`)))
+	b.click(`button[value="Retry"]`)
 	b.waitText("#state", "pending")
 	if got := s.job(admin, f.ID); got.State != "pending" {
 		t.Fatalf("retried job is %s", got.State)
@@ -100,10 +100,10 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	}
 	b.do("filter failed bulky jobs", b.open("/jobs?state=failed&kind=bulky"), chromedp.WaitVisible(chromedp.ID("bulk-retry")))
 	b.screenshot("jobs")
-	b.do("ask for a bulk retry", chromedp.Click(chromedp.ID("bulk-retry")), chromedp.WaitVisible(chromedp.ID("matched")))
+	b.click("#bulk-retry")
 	b.waitText("#matched", "3")
 	b.screenshot("bulk")
-	b.do("confirm", chromedp.Click(chromedp.ID("confirm")), chromedp.WaitVisible(chromedp.ID("flash")))
+	b.click("#confirm")
 	b.waitText("#flash", "3 of 3")
 	for _, j := range failed {
 		if got := s.job(admin, j.ID); got.State != "pending" {
@@ -113,7 +113,7 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 
 	// Pause a queue.
 	b.do("open queues", b.open("/queues"), chromedp.WaitVisible(chromedp.CSS(`tr[data-queue="mail"]`)))
-	b.do("pause mail", chromedp.Click(chromedp.CSS(`tr[data-queue="mail"] button[value="Pause"]`)))
+	b.click(`tr[data-queue="mail"] button[value="Pause"]`)
 	b.waitText(`tr[data-queue="mail"] .qstate`, "paused")
 	var qs struct {
 		Queues []struct {

@@ -1,0 +1,149 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/dbopen"
+)
+
+// Remote is Skiplock worked by other processes: Start runs Procs worker
+// processes (`skiplock bench-worker`), through a `skiplock serve` process
+// when HTTP; inserts and counts go through the bench's own client, which
+// works nothing.
+type Remote struct {
+	*Skiplock
+	o      Options
+	dbURL  string
+	server *serverProc
+	group  *procGroup
+}
+
+// NewRemote returns Skiplock worked by o.Procs processes of o.Exe on the
+// database at dbURL; sys inserts and counts.
+func NewRemote(sys *Skiplock, o Options, dbURL string) *Remote {
+	return &Remote{Skiplock: sys, o: o, dbURL: dbURL}
+}
+
+func (r *Remote) Name() string {
+	if r.o.Mode == "http" {
+		return "skiplock-http"
+	}
+	return fmt.Sprintf("skiplock×%d", r.o.Procs)
+}
+
+// WorkerArgs are the arguments of worker process i (from 0) working over
+// HTTP at serverURL, or through the library when serverURL is empty.
+func (o Options) WorkerArgs(i int, serverURL, dbURL string) []string {
+	args := []string{"bench-worker", "--queue", Queue}
+	if serverURL != "" {
+		args = append(args, "--server", serverURL, "--claim-max", strconv.Itoa(o.ClaimMax),
+			"--loops", strconv.Itoa(o.Loops), "--worker-id", fmt.Sprintf("bench-%d", i+1))
+		if o.H2C {
+			args = append(args, "--h2c")
+		}
+		return args
+	}
+	args = append(args, "--database-url", dbURL)
+	if o.Workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(o.Workers))
+	}
+	if o.FetchCooldown > 0 {
+		args = append(args, "--fetch-cooldown", o.FetchCooldown.String())
+	}
+	if o.FetchPollInterval > 0 {
+		args = append(args, "--poll-interval", o.FetchPollInterval.String())
+	}
+	if o.CompleterBatch > 0 {
+		args = append(args, "--completer-batch", strconv.Itoa(o.CompleterBatch))
+	}
+	return args
+}
+
+// Start runs the server (HTTP) and the worker processes.
+func (r *Remote) Start(ctx context.Context, onWork func(int64)) error {
+	serverURL := ""
+	if r.o.Mode == "http" {
+		s, err := startServer(ctx, r.o.Exe, r.dbURL)
+		if err != nil {
+			return err
+		}
+		r.server, serverURL = s, s.URL
+	}
+	args := make([][]string, r.o.Procs)
+	for i := range args {
+		args[i] = r.o.WorkerArgs(i, serverURL, r.dbURL)
+	}
+	g, err := startProcs(r.o.Exe, args, nil, func(n int64) {
+		for range n {
+			onWork(0)
+		}
+	})
+	if err != nil {
+		if r.server != nil {
+			_ = r.server.stop()
+		}
+		return err
+	}
+	r.group = g
+	return nil
+}
+
+// Stop ends the worker processes, then the server, and answers what went
+// wrong in them.
+func (r *Remote) Stop(ctx context.Context) error {
+	var errs []error
+	if r.group != nil {
+		if err := r.group.stop(); err != nil {
+			errs = append(errs, err)
+			if r.server != nil {
+				errs = append(errs, fmt.Errorf("server log: %s", r.server.tail.String()))
+			}
+		}
+		r.group = nil
+	}
+	if r.server != nil {
+		errs = append(errs, r.server.stop())
+		r.server = nil
+	}
+	return errors.Join(errs...)
+}
+
+// LibWorkerConfig is a library worker process's settings (bench-worker
+// with --database-url).
+type LibWorkerConfig struct {
+	DatabaseURL       string
+	Workers           int
+	FetchCooldown     time.Duration
+	FetchPollInterval time.Duration
+	CompleterBatch    int
+}
+
+// RunLibWorker works the bench queue through the library until ctx ends,
+// counting finished jobs in worked; ready, when set, is called once the
+// client has started.
+func RunLibWorker(ctx context.Context, c LibWorkerConfig, worked *atomic.Int64, ready func()) error {
+	db, err := dbopen.Open(ctx, c.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sys, err := NewSkiplock(db.Driver, skiplock.Config{FetchCooldown: c.FetchCooldown,
+		FetchPollInterval: c.FetchPollInterval, CompleterBatchSize: c.CompleterBatch}, c.Workers)
+	if err != nil {
+		return err
+	}
+	if err := sys.Start(ctx, func(int64) { worked.Add(1) }); err != nil {
+		return err
+	}
+	if ready != nil {
+		ready()
+	}
+	<-ctx.Done()
+	return sys.client.Stop(context.WithoutCancel(ctx))
+}

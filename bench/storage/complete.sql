@@ -1,0 +1,2 @@
+DELETE FROM hotproto.q
+ WHERE id IN (SELECT id FROM hotproto.q WHERE state = 1 ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED);

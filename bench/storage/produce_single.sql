@@ -1,0 +1,1 @@
+INSERT INTO hotproto.q (payload) SELECT '{}' FROM generate_series(1, 100);

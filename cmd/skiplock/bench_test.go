@@ -1,0 +1,64 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/skiplock/skiplock/internal/pgtest"
+)
+
+// resultLineRE is the machine-readable last line of skiplock bench.
+var resultLineRE = regexp.MustCompile(`^result mode=(\w+) jobs=(\d+) jobs_per_sec=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+( \w+=[\d.]+)*$`)
+
+// lastLine answers the last line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// TestCLIBenchProcesses: --mode http runs a server process and HTTP
+// worker processes, --procs library worker processes; each prints its
+// result line with the processes it ran. It asserts no speed, nor that a
+// 2 s run got any job done (bench's TestHTTPWorker proves the work).
+func TestCLIBenchProcesses(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		mode string
+		want string
+	}{
+		{[]string{"--mode", "http", "--procs", "2", "--claim-max", "50", "--loops", "2", "--duration", "2s"}, "http", " procs=2 "},
+		{[]string{"--mode", "http", "--procs", "1", "--h2c", "--duration", "2s"}, "http", " procs=1 "},
+		{[]string{"--mode", "e2e", "--procs", "2", "--duration", "2s"}, "e2e", " procs=2 "},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := runCLI(t, pgtest.URL(), append([]string{"bench"}, c.args...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			line := lastLine(r.stdout)
+			m := resultLineRE.FindStringSubmatch(line)
+			if m == nil || m[1] != c.mode || !strings.Contains(line, c.want) {
+				t.Fatalf("result line %q", line)
+			}
+		})
+	}
+}
+
+// Flags that do not go together exit 2 with one line naming the flag.
+func TestCLIBenchFlags(t *testing.T) {
+	for args, flag := range map[string]string{
+		"--mode http --claim-max 2000":     "--claim-max",
+		"--mode e2e --claim-max 10":        "--claim-max",
+		"--mode latency --procs 2":         "--procs",
+		"--mode http --procs 100":          "--procs",
+		"--mode steady --rate 0.5":         "--rate",
+		"--mode steady --sample-every 1ms": "--sample-every",
+		"--mode e2e --sample-every 1s":     "--sample-every",
+	} {
+		r := runCLI(t, "sqlite:"+t.TempDir()+"/b.db", append([]string{"bench"}, strings.Fields(args)...)...)
+		if r.code != 2 || !strings.Contains(r.stderr, flag) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("bench %s: exit %d, stderr %q; want 2 naming %s", args, r.code, r.stderr, flag)
+		}
+	}
+}

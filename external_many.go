@@ -1,0 +1,108 @@
+package skiplock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// MaxCompleteMany is the most jobs one CompleteMany reports.
+const MaxCompleteMany = 1000
+
+// CompleteManyItem is one finished job of an external worker's batch
+// report.
+type CompleteManyItem struct {
+	ID int64
+	// Attempt is the claimed job's attempt; when set (> 0), a report for
+	// any other attempt is refused (ErrLeaseLost). Without it the job is
+	// read first, as Complete does.
+	Attempt int
+	Result  json.RawMessage
+}
+
+// CompleteManyResult answers one job of a batch report: Err is nil when
+// the report finished it (completed, or cancelled when it was asked to
+// cancel), else why not (ErrLeaseLost, ErrNotFound).
+type CompleteManyResult struct {
+	ID  int64
+	Err error
+}
+
+// CompleteMany finishes jobs an external worker ran, in one statement,
+// each fenced on workerID and its attempt as Complete fences one. A job
+// the fence refuses does not hold the others back: each job's outcome is
+// in its result, in order. The error is for the batch as a whole: bad
+// input (nothing is stored) or the database.
+func (c *Client) CompleteMany(ctx context.Context, workerID string, items []CompleteManyItem) ([]CompleteManyResult, error) {
+	if err := checkCompleteMany(workerID, items); err != nil {
+		return nil, err
+	}
+	out := make([]CompleteManyResult, len(items))
+	params := make([]driver.CompleteParams, 0, len(items))
+	for i, it := range items {
+		out[i].ID = it.ID
+		h, err := c.held(ctx, it.ID, workerID, it.Attempt)
+		if err != nil {
+			if !isRefusal(err) {
+				return nil, err
+			}
+			out[i].Err = err
+			continue
+		}
+		params = append(params, driver.CompleteParams{HeldJob: h, Result: it.Result})
+	}
+	if len(params) == 0 {
+		return out, nil
+	}
+	done, err := c.driver.JobCompleteMany(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(done)
+	for i := range out {
+		if out[i].Err != nil {
+			continue
+		}
+		if _, ok := slices.BinarySearch(done, out[i].ID); !ok {
+			out[i].Err = c.refused(ctx, out[i].ID, ErrLeaseLost)
+		}
+	}
+	return out, nil
+}
+
+func checkCompleteMany(workerID string, items []CompleteManyItem) error {
+	switch {
+	case workerID == "" || len(workerID) > 200:
+		return invalid("worker_id", "must be 1 to 200 characters")
+	case len(items) == 0:
+		return invalid("jobs", "must name at least one job")
+	case len(items) > MaxCompleteMany:
+		return invalid("jobs", "must name at most %d jobs, got %d", MaxCompleteMany, len(items))
+	}
+	seen := make(map[int64]int, len(items))
+	for i, it := range items {
+		switch {
+		case it.ID < 1:
+			return invalid(fmt.Sprintf("jobs[%d].id", i), "must be a positive job id, got %d", it.ID)
+		case it.Attempt < 0:
+			return invalid(fmt.Sprintf("jobs[%d].attempt", i), "must be at least 1, got %d", it.Attempt)
+		case len(it.Result) > 0 && !json.Valid(it.Result):
+			return invalid(fmt.Sprintf("jobs[%d].result", i), "must be valid JSON")
+		}
+		if j, dup := seen[it.ID]; dup {
+			return invalid(fmt.Sprintf("jobs[%d].id", i), "names job %d, as jobs[%d] does", it.ID, j)
+		}
+		seen[it.ID] = i
+	}
+	return nil
+}
+
+// isRefusal tells a report the fence refused (the job is not this
+// worker's, or does not exist) from a failure of the batch.
+func isRefusal(err error) bool {
+	return errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrNotFound)
+}

@@ -1,0 +1,179 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
+)
+
+// POST /v1/jobs/complete: a worker reports many finished jobs in one call
+// and one statement, each fenced on its attempt as the single-job call is.
+
+type completeManyBody struct {
+	WorkerID string             `json:"worker_id"`
+	Jobs     []completeManyItem `json:"jobs"`
+}
+
+type completeManyItem struct {
+	ID      *int64          `json:"id"`
+	Attempt *int            `json:"attempt"`
+	Result  json.RawMessage `json:"result"`
+}
+
+type completeManyAnswer struct {
+	Results []completeManyOutcome `json:"results"`
+}
+
+// completeManyOutcome is one job's outcome: ok, or the error the
+// single-job call would have answered.
+type completeManyOutcome struct {
+	ID    int64        `json:"id"`
+	OK    bool         `json:"ok"`
+	Error *errorDetail `json:"error,omitempty"`
+}
+
+func (s *Server) completeMany(w http.ResponseWriter, r *http.Request, p *principal) error {
+	var b completeManyBody
+	if err := decodeBody(r, s.cfg.MaxBatchBodyBytes, &b); err != nil {
+		return err
+	}
+	if b.WorkerID == "" {
+		return badRequest("worker_id", "is required")
+	}
+	if err := input.CheckText("worker_id", b.WorkerID, input.MaxNameBytes); err != nil {
+		return err
+	}
+	if len(b.Jobs) == 0 {
+		return badRequest("jobs", "must name at least one job")
+	}
+	if len(b.Jobs) > skiplock.MaxCompleteMany {
+		return badRequest("jobs", "must name at most %d jobs, got %d", skiplock.MaxCompleteMany, len(b.Jobs))
+	}
+	items := make([]skiplock.CompleteManyItem, len(b.Jobs))
+	for i, j := range b.Jobs {
+		field := fmt.Sprintf("jobs[%d]", i)
+		if j.ID == nil {
+			return badRequest(field+".id", "is required")
+		}
+		if *j.ID < 1 {
+			return badRequest(field+".id", "must be a positive job id, got %d", *j.ID)
+		}
+		items[i].ID = *j.ID
+		if j.Attempt != nil {
+			if *j.Attempt < 1 {
+				return badRequest(field+".attempt", "must be at least 1 (the claimed job's attempt), got %d", *j.Attempt)
+			}
+			items[i].Attempt = *j.Attempt
+		}
+		if int64(len(j.Result)) > s.cfg.MaxPayloadBytes {
+			return tooLarge(field+".result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
+		}
+		var err error
+		if items[i].Result, err = input.CleanJSON(field+".result", j.Result); err != nil {
+			return err
+		}
+	}
+	out := completeManyAnswer{Results: make([]completeManyOutcome, len(items))}
+	// A tenant-scoped token reports on its tenant's jobs only: another
+	// tenant's job is as missing as one that does not exist.
+	keep := items[:0:0]
+	hidden := map[int64]error{}
+	for _, it := range items {
+		if p.scoped {
+			if _, err := s.visibleJob(r.Context(), it.ID, p); err != nil {
+				if ae := toAPIError(err); ae.status != http.StatusNotFound {
+					return err
+				}
+				hidden[it.ID] = err
+				continue
+			}
+		}
+		keep = append(keep, it)
+	}
+	var res []skiplock.CompleteManyResult
+	if len(keep) > 0 {
+		var err error
+		if res, err = s.client.CompleteMany(r.Context(), b.WorkerID, keep); err != nil {
+			return err
+		}
+	}
+	byID := make(map[int64]error, len(res))
+	for _, c := range res {
+		byID[c.ID] = c.Err
+	}
+	now := time.Now()
+	for i, it := range items {
+		err, refused := hidden[it.ID]
+		if !refused {
+			err = byID[it.ID]
+		}
+		out.Results[i] = completeManyOutcome{ID: it.ID, OK: err == nil}
+		if err != nil {
+			ae := toAPIError(err)
+			out.Results[i].Error = &errorDetail{Code: ae.code, Message: ae.message}
+			continue
+		}
+		s.claims.completed(s.metrics, it.ID, now)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// claimMemo remembers the kind, queue and start of jobs claimed through
+// this server, so that a batch report, which names only ids, counts its
+// completions by kind and queue as the single-job call does. It keeps two
+// generations of at most claimMemoSize jobs each: a job reported within
+// that many claims of its own is found. A job it does not know (claimed
+// through another server, or long ago) counts under empty labels.
+type claimMemo struct {
+	mu        sync.Mutex
+	cur, prev map[int64]claimedJob
+}
+
+const claimMemoSize = 1 << 16
+
+type claimedJob struct {
+	kind, queue string
+	started     time.Time
+}
+
+func (m *claimMemo) remember(jobs []*skiplock.JobRow) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, j := range jobs {
+		if len(m.cur) >= claimMemoSize || m.cur == nil {
+			m.prev, m.cur = m.cur, make(map[int64]claimedJob, min(claimMemoSize, 1024))
+		}
+		c := claimedJob{kind: j.Kind, queue: j.Queue}
+		if j.StartedAt != nil {
+			c.started = *j.StartedAt
+		}
+		m.cur[j.ID] = c
+	}
+}
+
+func (m *claimMemo) take(id int64) (claimedJob, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.cur[id]; ok {
+		delete(m.cur, id)
+		return c, true
+	}
+	c, ok := m.prev[id]
+	delete(m.prev, id)
+	return c, ok
+}
+
+// completed counts a job a batch report finished.
+func (m *claimMemo) completed(mt *metrics, id int64, at time.Time) {
+	c, ok := m.take(id)
+	mt.completed.WithLabelValues(c.kind, c.queue).Inc()
+	if ok && !c.started.IsZero() {
+		mt.duration.WithLabelValues(c.kind, c.queue).Observe(at.Sub(c.started).Seconds())
+	}
+}
