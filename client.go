@@ -31,7 +31,11 @@ type Client struct {
 	contracts contractState
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
 	claimPlaces claimPlaces
-	health      writeHealth
+	// pollers are the long-polling claims of external workers; listener
+	// is the one wake-up listener, for them and for the producers.
+	pollers  pollers
+	listener listener
+	health   writeHealth
 	// workMW is Config.WorkMiddleware folded into one call; nil when none.
 	workMW func(ctx context.Context, job *JobRow, call func(context.Context) error) error
 	events eventHub
@@ -42,6 +46,7 @@ type Client struct {
 	completer *completer.Completer
 	// stopFetch ends claiming; stopAll ends the services after the drain.
 	stopFetch, stopAll              context.CancelFunc
+	releaseListener                 func()
 	producersWG, jobsWG, servicesWG sync.WaitGroup
 }
 
@@ -67,6 +72,7 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 	c.workMW = workChain(cfg.WorkMiddleware)
 	c.running = newRunningSet(c)
 	c.wake = newWaker(drv, c.wakeLocal)
+	c.listener.c = c
 	return c, nil
 }
 
@@ -117,7 +123,7 @@ func (c *Client) Start(ctx context.Context) error {
 		c.producersWG.Go(func() { p.run(fetchCtx) })
 	}
 	c.producers.Store(&producers)
-	c.servicesWG.Go(func() { c.listen(allCtx) })
+	c.releaseListener = c.listener.hold()
 	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
 	if len(producers) > 0 && c.driver.Name() == "sqlite" {
 		// SQLite's notifications stay in this process: cancel and pause
@@ -171,6 +177,7 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	}
 	c.stopAll()
 	c.servicesWG.Wait()
+	c.releaseListener()
 	// Last: completions and the services insert jobs too (next stages,
 	// periodic jobs), whose wake-ups must leave before the process does.
 	if werr := c.wake.flush(flushCtx); werr != nil && err == nil {
@@ -291,6 +298,7 @@ func (c *Client) emitCompleted(r *runningJob, ended JobState) {
 }
 
 func (c *Client) wakeLocal(queue string) {
+	c.pollers.wake(queue)
 	ps := c.producers.Load()
 	switch {
 	case ps == nil:
@@ -300,24 +308,6 @@ func (c *Client) wakeLocal(queue string) {
 		}
 	case (*ps)[queue] != nil:
 		(*ps)[queue].wakeUp()
-	}
-}
-
-// listen delivers wake-ups and cancel requests, reconnecting on failure.
-func (c *Client) listen(ctx context.Context) {
-	n := c.driver.Notifier()
-	wait := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := n.Listen(ctx, c.wakeLocal, c.stopNotified)
-		if ctx.Err() != nil {
-			return
-		}
-		c.log.Warn("listen for notifications", "error", err, "retry_in", wait)
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 5*time.Second)
 	}
 }
 

@@ -28,19 +28,66 @@ type ClaimParams struct {
 	Kinds []string
 	// Tenant, when set, limits the claim to that tenant's jobs.
 	Tenant *string
+	// Wait, when set, makes Claim wait up to that long for jobs while the
+	// queue has none (a long poll): it claims again at each wake-up of the
+	// queue (see KeepListening), and every Recheck (default 1 s) without one.
+	Wait, Recheck time.Duration
 }
 
-// Claim claims up to Max pending jobs of a queue for an external worker.
+// DefaultClaimRecheck is how often a waiting Claim looks for jobs when no
+// wake-up comes.
+const DefaultClaimRecheck = time.Second
+
+// Claim claims up to Max pending jobs of a queue for an external worker,
+// waiting up to p.Wait for some while there are none. Each claim runs to
+// its end even when ctx ends meanwhile (cancelled half way, a claim that
+// committed would leave its jobs to the rescuer): jobs it answers with
+// ctx ended are the caller's to hand back (HandBack). While it waits, the
+// end of ctx answers ctx.Err().
 func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
+	if p.Wait < 0 {
+		return nil, invalid("wait_seconds", "must not be negative")
+	}
+	cp, err := c.claimParams(p)
+	if err != nil {
+		return nil, err
+	}
+	place := c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds)
+	deadline := time.Now().Add(p.Wait)
+	recheck := p.Recheck
+	if recheck <= 0 {
+		recheck = DefaultClaimRecheck
+	}
+	for {
+		woken := c.pollers.wait(p.Queue)
+		jobs, err := place.claim(context.WithoutCancel(ctx), c.driver, cp)
+		left := time.Until(deadline)
+		if err != nil || len(jobs) > 0 || left <= 0 {
+			return jobs, err
+		}
+		t := time.NewTimer(min(left, recheck))
+		select {
+		case <-woken:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// claimParams checks a claim and answers the driver's parameters.
+func (c *Client) claimParams(p ClaimParams) (driver.ClaimParams, error) {
 	switch {
 	case p.Queue == "":
-		return nil, invalid("queue", "must not be empty")
+		return driver.ClaimParams{}, invalid("queue", "must not be empty")
 	case p.WorkerID == "" || len(p.WorkerID) > 200:
-		return nil, invalid("worker_id", "must be 1 to 200 characters")
+		return driver.ClaimParams{}, invalid("worker_id", "must be 1 to 200 characters")
 	case p.Max < 1 || p.Max > 1000:
-		return nil, invalid("max", "must be between 1 and 1000, got %d", p.Max)
+		return driver.ClaimParams{}, invalid("max", "must be between 1 and 1000, got %d", p.Max)
 	case p.Lease < 0:
-		return nil, invalid("lease_seconds", "must not be negative")
+		return driver.ClaimParams{}, invalid("lease_seconds", "must not be negative")
 	}
 	cp := driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds,
 		DefaultLease: p.Lease, Tenant: p.Tenant}
@@ -50,7 +97,7 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 			cp.LeaseKinds = []string{} // not Kinds: the kinds filter has no leases
 		}
 	}
-	return c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds).claim(ctx, c.driver, cp)
+	return cp, nil
 }
 
 // HandBack returns jobs claimed for an external worker that never received
@@ -192,10 +239,17 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(p.Next) > 0 {
-		if err := c.LoadContracts(ctx); err != nil {
-			return nil, nil, err
+	cp := driver.CompleteParams{HeldJob: h, Result: p.Result}
+	if len(p.Next) == 0 {
+		// The fenced statement answers the finished job: one round trip.
+		row, err := c.driver.JobComplete(ctx, cp)
+		if err != nil {
+			return nil, nil, c.refused(ctx, id, err)
 		}
+		return row, nil, nil
+	}
+	if err := c.LoadContracts(ctx); err != nil {
+		return nil, nil, err
 	}
 	nexts := make([]nextJob, len(p.Next))
 	for i, n := range p.Next {
@@ -204,14 +258,8 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 	var row *JobRow
 	var out []*InsertResult
 	err = c.inTx(ctx, func(tx driver.Executor) error {
-		done, err := tx.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: h, Result: p.Result}})
-		if err != nil {
-			return err
-		}
-		if len(done) == 0 {
-			return ErrLeaseLost
-		}
-		if row, err = tx.JobGet(ctx, id); err != nil || row.State == StateCancelled {
+		var err error
+		if row, err = tx.JobComplete(ctx, cp); err != nil || row.State == StateCancelled {
 			return err // a job asked to cancel ends cancelled and starts no next stage
 		}
 		res, err := c.insertNext(ctx, tx, row, nexts)

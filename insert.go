@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // InsertOpts are a job's options; zero values take the kind's contract,
@@ -245,6 +246,9 @@ func (c *Client) fillInsertParams(p *driver.InsertParams, args JobArgs, opts *In
 	if err := checkInsertOpts(args.Kind(), opts); err != nil {
 		return err
 	}
+	if err := input.CheckStored("payload", payload); err != nil {
+		return inputError(err)
+	}
 	res, err := c.resolve(args.Kind(), payload, opts)
 	if err != nil {
 		return err
@@ -263,22 +267,34 @@ func (c *Client) fillInsertParams(p *driver.InsertParams, args JobArgs, opts *In
 	return nil
 }
 
+// checkInsertOpts is the bounds check of every job, whoever sends it (a Go
+// caller, a job spec of the HTTP API or the command line): values in
+// range, text that every database stores (valid UTF-8, no NUL, bounded),
+// metadata that is valid JSON within the depth limit.
 func checkInsertOpts(kind string, opts *InsertOpts) error {
 	switch {
 	case kind == "":
 		return invalid("kind", "must not be empty")
-	case len(kind) > 200:
-		return invalid("kind", "must be at most 200 characters")
 	case opts.Priority != nil && (*opts.Priority < 0 || *opts.Priority > 10):
 		return invalid("priority", "must be between 0 and 10, got %d", *opts.Priority)
-	case opts.MaxRetries != nil && *opts.MaxRetries < 0:
-		return invalid("max_retries", "must be >= 0, got %d", *opts.MaxRetries)
+	case opts.MaxRetries != nil && (*opts.MaxRetries < 0 || *opts.MaxRetries > input.MaxMaxRetries):
+		return invalid("max_retries", "must be between 0 and %d, got %d", input.MaxMaxRetries, *opts.MaxRetries)
 	case opts.Delay < 0:
 		return invalid("delay", "must not be negative")
 	case opts.Delay > 0 && !opts.RunAt.IsZero():
 		return invalid("delay", "set RunAt or Delay, not both")
-	case len(opts.Metadata) > 0 && !json.Valid(opts.Metadata):
-		return invalid("metadata", "must be valid JSON")
+	case len(opts.Tags) > input.MaxTags:
+		return invalid("tags", "must have at most %d tags, got %d", input.MaxTags, len(opts.Tags))
+	case len(opts.DependsOn) > input.MaxDependsOn:
+		return invalid("depends_on", "must name at most %d jobs, got %d", input.MaxDependsOn, len(opts.DependsOn))
+	}
+	if err := checkTexts(kind, opts); err != nil {
+		return err
+	}
+	if len(opts.Metadata) > 0 {
+		if _, err := input.CleanJSON("metadata", opts.Metadata); err != nil {
+			return inputError(err)
+		}
 	}
 	if !opts.RunAt.IsZero() {
 		if err := checkTime("run_at", opts.RunAt); err != nil {
@@ -288,6 +304,26 @@ func checkInsertOpts(kind string, opts *InsertOpts) error {
 	for i, id := range opts.DependsOn {
 		if id <= 0 {
 			return invalid(fmt.Sprintf("depends_on[%d]", i), "must be a positive job id, got %d", id)
+		}
+	}
+	return nil
+}
+
+// checkTexts bounds a job's names and keys.
+func checkTexts(kind string, opts *InsertOpts) error {
+	for _, t := range []struct {
+		field, v string
+		max      int
+	}{{"kind", kind, input.MaxNameBytes}, {"op", opts.Op, input.MaxNameBytes}, {"queue", opts.Queue, input.MaxNameBytes},
+		{"tenant", opts.Tenant, input.MaxNameBytes}, {"idempotency_key", opts.IdempotencyKey, input.MaxKeyBytes},
+		{"workflow_id", opts.WorkflowID, input.MaxKeyBytes}, {"stage", opts.Stage, input.MaxNameBytes}} {
+		if err := input.CheckText(t.field, t.v, t.max); err != nil {
+			return inputError(err)
+		}
+	}
+	for i, tag := range opts.Tags {
+		if err := input.CheckText(fmt.Sprintf("tags[%d]", i), tag, input.MaxNameBytes); err != nil {
+			return inputError(err)
 		}
 	}
 	return nil

@@ -78,6 +78,11 @@ type JobStore interface {
 	// JobCompleteMany finishes held jobs and answers the ids it finished;
 	// the others had lost their lease. A job asked to cancel ends cancelled.
 	JobCompleteMany(ctx context.Context, jobs []CompleteParams) ([]int64, error)
+	// JobComplete finishes one held job and answers it as finished, from
+	// the statement that finished it (one statement on PostgreSQL); a job
+	// asked to cancel ends cancelled. It answers ErrLeaseLost when the job
+	// is not held by p's worker and attempt.
+	JobComplete(ctx context.Context, p CompleteParams) (*Job, error)
 	JobFail(ctx context.Context, p FailParams) (*Job, error)
 	JobSnooze(ctx context.Context, p SnoozeParams) (*Job, error)
 	JobProgress(ctx context.Context, p ProgressParams) (*HeartbeatResult, error)

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock"
 )
 
 // The roles a token may have.
@@ -105,7 +105,7 @@ func (p *principal) tenantFilter(asked *string) *string {
 // authenticator checks bearer tokens against the token store, caching
 // lookups briefly so that a busy worker does not cost a query per call.
 type authenticator struct {
-	store driver.TokenStore
+	store skiplock.TokenStore
 	open  bool
 	ttl   time.Duration
 
@@ -116,11 +116,11 @@ type authenticator struct {
 }
 
 type cachedToken struct {
-	token *driver.Token // nil: unknown
+	token *skiplock.Token // nil: unknown
 	at    time.Time
 }
 
-func newAuthenticator(store driver.TokenStore, open bool, ttl time.Duration) *authenticator {
+func newAuthenticator(store skiplock.TokenStore, open bool, ttl time.Duration) *authenticator {
 	return &authenticator{store: store, open: open, ttl: ttl, cache: map[string]cachedToken{}}
 }
 
@@ -187,7 +187,7 @@ func (a *authenticator) tokenCount(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func (a *authenticator) lookup(ctx context.Context, hash string) (*driver.Token, error) {
+func (a *authenticator) lookup(ctx context.Context, hash string) (*skiplock.Token, error) {
 	a.mu.Lock()
 	if c, ok := a.cache[hash]; ok && a.ttl > 0 && time.Since(c.at) < a.ttl {
 		a.mu.Unlock()
@@ -195,7 +195,7 @@ func (a *authenticator) lookup(ctx context.Context, hash string) (*driver.Token,
 	}
 	a.mu.Unlock()
 	t, err := a.store.TokenByHash(ctx, hash)
-	if errors.Is(err, driver.ErrNotFound) {
+	if errors.Is(err, skiplock.ErrNotFound) {
 		t, err = nil, nil
 	}
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // bulkBody is API.md's POST /v1/jobs/bulk body.
@@ -43,7 +44,7 @@ func (s *Server) jobsBulk(w http.ResponseWriter, r *http.Request, p *principal) 
 		(f.OlderThanSeconds == nil || *f.OlderThanSeconds == 0) {
 		return badRequest("filter", "name at least one of state, kind, queue, tenant, older_than_seconds")
 	}
-	older, err := secondsParam("filter.older_than_seconds", f.OlderThanSeconds, maxDelaySeconds)
+	older, err := input.Seconds("filter.older_than_seconds", f.OlderThanSeconds, input.MaxDelaySeconds)
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func (s *Server) jobsBulk(w http.ResponseWriter, r *http.Request, p *principal) 
 		Filter: skiplock.BulkFilter{Kinds: f.Kind, Queues: f.Queue, Tenant: p.tenantFilter(f.Tenant), OlderThan: older}}
 	for i, st := range f.State {
 		if !skiplock.JobState(st).Valid() {
-			return badRequest(fmt.Sprintf("filter.state[%d]", i), "unknown state %q", truncate(st, 40))
+			return badRequest(fmt.Sprintf("filter.state[%d]", i), "unknown state %q", input.Truncate(st, 40))
 		}
 		bp.Filter.States = append(bp.Filter.States, skiplock.JobState(st))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // POST /v1/jobs/complete: a worker reports many finished jobs in one call
@@ -44,7 +45,7 @@ func (s *Server) completeMany(w http.ResponseWriter, r *http.Request, p *princip
 	if b.WorkerID == "" {
 		return badRequest("worker_id", "is required")
 	}
-	if err := checkText("worker_id", b.WorkerID, maxNameBytes); err != nil {
+	if err := input.CheckText("worker_id", b.WorkerID, input.MaxNameBytes); err != nil {
 		return err
 	}
 	if len(b.Jobs) == 0 {
@@ -73,7 +74,7 @@ func (s *Server) completeMany(w http.ResponseWriter, r *http.Request, p *princip
 			return tooLarge(field+".result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 		}
 		var err error
-		if items[i].Result, err = cleanJSON(field+".result", j.Result); err != nil {
+		if items[i].Result, err = input.CleanJSON(field+".result", j.Result); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // apiError is an answer other than success: docs/api.md's error body.
@@ -48,9 +49,16 @@ func forbidden(format string, args ...any) *apiError {
 func toAPIError(err error) *apiError {
 	var ae *apiError
 	var ve *skiplock.ValidationError
+	var ie *input.Error
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &ie) && ie.TooLarge:
+		return &apiError{status: http.StatusRequestEntityTooLarge, code: "payload_too_large", field: ie.Field, message: ie.Message}
+	case errors.As(err, &ie):
+		return &apiError{status: http.StatusBadRequest, code: "invalid_argument", field: ie.Field, message: ie.Message}
+	case errors.Is(err, skiplock.ErrTooLarge) && errors.As(err, &ve):
+		return &apiError{status: http.StatusRequestEntityTooLarge, code: "payload_too_large", field: ve.Field, message: ve.Message}
 	case errors.As(err, &ve):
 		return &apiError{status: http.StatusBadRequest, code: "invalid_argument", field: ve.Field, message: ve.Message}
 	case errors.Is(err, skiplock.ErrMissingDependency):

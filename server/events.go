@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // Event feed tuning: each poll looks back eventOverlap so that a change
@@ -62,7 +62,7 @@ func (sub *subscriber) wants(e *jobEvent) bool {
 // eventHub polls JobChangedSince while anyone listens and fans the
 // changes out to the subscribers.
 type eventHub struct {
-	store    driver.JobStore
+	feed     changeFeed
 	interval time.Duration
 	log      *slog.Logger
 
@@ -73,8 +73,13 @@ type eventHub struct {
 	closed bool
 }
 
-func newEventHub(store driver.JobStore, interval time.Duration, log *slog.Logger) *eventHub {
-	return &eventHub{store: store, interval: interval, log: log, subs: map[*subscriber]bool{}}
+// changeFeed answers changed jobs (Client.JobsChangedSince).
+type changeFeed interface {
+	JobsChangedSince(ctx context.Context, since time.Time, limit int) ([]*skiplock.JobRow, error)
+}
+
+func newEventHub(feed changeFeed, interval time.Duration, log *slog.Logger) *eventHub {
+	return &eventHub{feed: feed, interval: interval, log: log, subs: map[*subscriber]bool{}}
 }
 
 func (h *eventHub) subscribe(sub *subscriber) error {
@@ -130,7 +135,7 @@ func (h *eventHub) poll(ctx context.Context) {
 		if full {
 			since = cursor // a backlog: move on rather than re-read it
 		}
-		jobs, err := h.store.JobChangedSince(ctx, since, eventPollLimit)
+		jobs, err := h.feed.JobsChangedSince(ctx, since, eventPollLimit)
 		if ctx.Err() != nil {
 			return
 		}
@@ -195,7 +200,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request, p *princip
 	sub := &subscriber{ch: make(chan *jobEvent, eventBuffer), queue: q.Get("queue"), kind: q.Get("kind"),
 		workflow: q.Get("workflow_id"), tenant: p.tenantFilter(nil)}
 	for field, v := range map[string]string{"queue": sub.queue, "kind": sub.kind, "workflow_id": sub.workflow} {
-		if err := checkText(field, v, maxKeyBytes); err != nil {
+		if err := input.CheckText(field, v, input.MaxKeyBytes); err != nil {
 			return err
 		}
 	}

@@ -28,8 +28,8 @@ type healthBody struct {
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *principal) error {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
-	body := healthBody{Status: "unavailable", Database: s.drv.Name()}
-	if _, err := s.drv.TokenCount(ctx); err != nil {
+	body := healthBody{Status: "unavailable", Database: s.client.Database()}
+	if err := s.client.Ping(ctx); err != nil {
 		s.log.Warn("health check: database does not answer", "error", err)
 		body.Error = &errorDetail{Code: "unavailable", Message: "database does not answer"}
 		writeJSON(w, http.StatusServiceUnavailable, body)

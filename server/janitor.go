@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // defaultJanitorRuns is how many runs GET /v1/janitor answers by default.
@@ -113,7 +114,7 @@ func (s *Server) janitorStatus(w http.ResponseWriter, r *http.Request, p *princi
 	if v := r.URL.Query().Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > skiplock.MaxJanitorRuns {
-			return badRequest("limit", "must be an integer between 1 and %d, got %q", skiplock.MaxJanitorRuns, truncate(v, 40))
+			return badRequest("limit", "must be an integer between 1 and %d, got %q", skiplock.MaxJanitorRuns, input.Truncate(v, 40))
 		}
 		limit = n
 	}

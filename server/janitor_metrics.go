@@ -6,7 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock"
 )
 
 // janitorRunsRead is how many recent runs a scrape reads to find the last
@@ -28,7 +28,12 @@ var (
 
 // janitorCollector reads the recorded janitor runs at scrape time: the
 // leader that ran them may be another server.
-type janitorCollector struct{ store driver.RetentionStore }
+type janitorCollector struct{ store janitorRuns }
+
+// janitorRuns answers the recorded janitor runs (Client.JanitorRuns).
+type janitorRuns interface {
+	JanitorRuns(ctx context.Context, limit int) ([]*skiplock.JanitorRun, error)
+}
 
 func (c *janitorCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{janitorLastDesc, janitorJobsDesc, janitorPartsDesc, janitorBytesDesc,
@@ -40,12 +45,12 @@ func (c *janitorCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *janitorCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	runs, err := c.store.JanitorRunList(ctx, janitorRunsRead)
+	runs, err := c.store.JanitorRuns(ctx, janitorRunsRead)
 	if err != nil {
 		return // skiplock_database_up says so
 	}
 	seen := map[string]bool{}
-	var last *driver.JanitorRun
+	var last *skiplock.JanitorRun
 	for _, r := range runs {
 		if r.DryRun || seen[r.Outcome] {
 			continue
@@ -60,7 +65,7 @@ func (c *janitorCollector) Collect(ch chan<- prometheus.Metric) {
 	if last == nil {
 		return
 	}
-	for _, s := range []driver.JobState{driver.StateCompleted, driver.StateFailed, driver.StateCancelled} {
+	for _, s := range []skiplock.JobState{skiplock.StateCompleted, skiplock.StateFailed, skiplock.StateCancelled} {
 		ch <- prometheus.MustNewConstMetric(janitorJobsDesc, prometheus.GaugeValue, float64(last.ByState[s]), string(s))
 	}
 	ch <- prometheus.MustNewConstMetric(janitorPartsDesc, prometheus.GaugeValue, float64(last.Partitions))

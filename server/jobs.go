@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // Listing bounds of GET /v1/jobs.
@@ -66,12 +67,9 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, p *principal) e
 	return nil
 }
 
-// inserted counts a new job and wakes long polls on its queue.
+// inserted counts a new job (the client wakes long polls on its queue).
 func (s *Server) inserted(j *skiplock.JobRow) {
 	s.metrics.enqueued.WithLabelValues(j.Kind, j.Queue).Inc()
-	if j.State == skiplock.StatePending {
-		s.wake.wake(j.Queue)
-	}
 }
 
 type batchBody struct {
@@ -166,9 +164,6 @@ func (s *Server) jobAction(act func(context.Context, int64) (*skiplock.JobRow, e
 		if err != nil {
 			return err
 		}
-		if j.State == skiplock.StatePending {
-			s.wake.wake(j.Queue)
-		}
 		writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
 		return nil
 	}
@@ -224,7 +219,7 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 			}
 			state := skiplock.JobState(st)
 			if !state.Valid() {
-				return lp, badRequest("state", "unknown state %q (want one of scheduled, waiting, pending, running, paused, completed, failed, cancelled)", truncate(st, 40))
+				return lp, badRequest("state", "unknown state %q (want one of scheduled, waiting, pending, running, paused, completed, failed, cancelled)", input.Truncate(st, 40))
 			}
 			lp.States = append(lp.States, state)
 		}
@@ -234,14 +229,14 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 		dst  *string
 	}{{"kind", &lp.Kind}, {"queue", &lp.Queue}, {"workflow_id", &lp.WorkflowID}} {
 		v := q.Get(f.name)
-		if err := checkText(f.name, v, maxKeyBytes); err != nil {
+		if err := input.CheckText(f.name, v, input.MaxKeyBytes); err != nil {
 			return lp, err
 		}
 		*f.dst = v
 	}
 	if q.Has("tenant") {
 		t := q.Get("tenant")
-		if err := checkText("tenant", t, maxNameBytes); err != nil {
+		if err := input.CheckText("tenant", t, input.MaxNameBytes); err != nil {
 			return lp, err
 		}
 		lp.Tenant = &t
@@ -249,14 +244,14 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > maxListLimit {
-			return lp, badRequest("limit", "must be an integer between 1 and %d, got %q", maxListLimit, truncate(v, 40))
+			return lp, badRequest("limit", "must be an integer between 1 and %d, got %q", maxListLimit, input.Truncate(v, 40))
 		}
 		lp.Limit = n
 	}
 	if v := q.Get("cursor"); v != "" {
 		id, ok := parsePositive(v)
 		if !ok {
-			return lp, badRequest("cursor", "must be a next_cursor of an earlier page, got %q", truncate(v, 40))
+			return lp, badRequest("cursor", "must be a next_cursor of an earlier page, got %q", input.Truncate(v, 40))
 		}
 		lp.BeforeID = id
 	}
@@ -276,12 +271,12 @@ type WorkflowAnswer struct {
 
 func (s *Server) getWorkflow(w http.ResponseWriter, r *http.Request, p *principal) error {
 	id := r.PathValue("workflow_id")
-	if err := checkText("workflow_id", id, maxKeyBytes); err != nil {
+	if err := input.CheckText("workflow_id", id, input.MaxKeyBytes); err != nil {
 		return err
 	}
 	out, err := LoadWorkflow(r.Context(), s.client, id, p.tenantFilter(nil))
 	if errors.Is(err, skiplock.ErrNotFound) {
-		return notFound("workflow %q: no jobs", truncate(id, 80))
+		return notFound("workflow %q: no jobs", input.Truncate(id, 80))
 	}
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // listFilters reads GET /v1/jobs's filters beyond state, kind, queue, tenant
@@ -15,7 +16,7 @@ import (
 // worker_id, error_type, and created_/finished_ after/before (RFC 3339).
 func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 	for _, t := range q["tag"] {
-		if err := checkText("tag", t, maxKeyBytes); err != nil {
+		if err := input.CheckText("tag", t, input.MaxKeyBytes); err != nil {
 			return err
 		}
 		if t == "" {
@@ -24,7 +25,7 @@ func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 		lp.Tags = append(lp.Tags, t)
 	}
 	for _, pair := range q["metadata"] {
-		if err := checkText("metadata", pair, maxKeyBytes); err != nil {
+		if err := input.CheckText("metadata", pair, input.MaxKeyBytes); err != nil {
 			return err
 		}
 	}
@@ -38,7 +39,7 @@ func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 		dst  *string
 	}{{"worker_id", &lp.WorkerID}, {"error_type", &lp.ErrorType}} {
 		v := q.Get(f.name)
-		if err := checkText(f.name, v, maxKeyBytes); err != nil {
+		if err := input.CheckText(f.name, v, input.MaxKeyBytes); err != nil {
 			return err
 		}
 		*f.dst = v
@@ -54,7 +55,7 @@ func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 		}
 		at, err := time.Parse(time.RFC3339Nano, v)
 		if err != nil {
-			return badRequest(f.name, "must be an RFC 3339 time, got %q", truncate(v, 40))
+			return badRequest(f.name, "must be an RFC 3339 time, got %q", input.Truncate(v, 40))
 		}
 		*f.dst = at
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/skiplockprom"
 )
 
@@ -25,7 +24,7 @@ type metrics struct {
 	requests                             *prometheus.CounterVec
 }
 
-func newMetrics(client *skiplock.Client, store driver.RetentionStore) *metrics {
+func newMetrics(client *skiplock.Client) *metrics {
 	byKindQueue := func(name, help string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"kind", "queue"})
 	}
@@ -42,7 +41,7 @@ func newMetrics(client *skiplock.Client, store driver.RetentionStore) *metrics {
 			Help: "HTTP requests by route and status code."}, []string{"route", "code"}),
 	}
 	m.registry.MustRegister(m.enqueued, m.completed, m.failed, m.retried, m.duration, m.requests,
-		skiplockprom.NewCollector(client), &janitorCollector{store: store}, collectors.NewGoCollector(),
+		skiplockprom.NewCollector(client), &janitorCollector{store: client}, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 	return m

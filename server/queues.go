@@ -6,7 +6,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
-	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // QueueView is a queue as GET /v1/queues shows it.
@@ -61,7 +61,7 @@ func (s *Server) listQueues(w http.ResponseWriter, r *http.Request, p *principal
 func (s *Server) queueAction(pause bool) handlerFunc {
 	return func(w http.ResponseWriter, r *http.Request, p *principal) error {
 		name := r.PathValue("queue")
-		if err := checkText("queue", name, maxNameBytes); err != nil {
+		if err := input.CheckText("queue", name, input.MaxNameBytes); err != nil {
 			return err
 		}
 		if err := unscoped(p); err != nil {
@@ -79,8 +79,8 @@ func (s *Server) queueAction(pause bool) handlerFunc {
 		var err error
 		if pause {
 			err = s.client.QueuePause(r.Context(), name, opts)
-		} else if err = s.client.QueueResume(r.Context(), name, opts); err == nil {
-			s.wake.wake(name)
+		} else {
+			err = s.client.QueueResume(r.Context(), name, opts)
 		}
 		if err != nil {
 			return err
@@ -138,12 +138,12 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *principal) err
 	if err := unscoped(p); err != nil {
 		return err
 	}
-	st, err := s.drv.JobStats(r.Context())
+	st, err := s.client.Stats(r.Context())
 	if err != nil {
 		return err
 	}
 	out := statsAnswer{Totals: map[skiplock.JobState]int64{}, ByKind: map[string]map[skiplock.JobState]int64{}}
-	for _, state := range driver.AllStates {
+	for _, state := range skiplock.AllStates() {
 		out.Totals[state] = 0
 	}
 	for state, kinds := range st.ByStateKind {

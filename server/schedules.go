@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // ScheduleView is a schedule as GET /v1/schedules shows it.
@@ -39,7 +40,7 @@ func scheduleTenant(r *http.Request, p *principal) (string, error) {
 		return p.tenant, nil
 	}
 	t := r.URL.Query().Get("tenant")
-	return t, checkText("tenant", t, maxNameBytes)
+	return t, input.CheckText("tenant", t, input.MaxNameBytes)
 }
 
 func (s *Server) listSchedules(w http.ResponseWriter, r *http.Request, p *principal) error {
@@ -73,7 +74,7 @@ type scheduleBody struct {
 
 func (s *Server) putSchedule(w http.ResponseWriter, r *http.Request, p *principal) error {
 	key := r.PathValue("key")
-	if err := checkText("key", key, maxKeyBytes); err != nil {
+	if err := input.CheckText("key", key, input.MaxKeyBytes); err != nil {
 		return err
 	}
 	tenant, err := scheduleTenant(r, p)
@@ -100,26 +101,26 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 	if b.Kind == "" {
 		return nil, badRequest("kind", "is required")
 	}
-	if err := checkText("kind", b.Kind, maxNameBytes); err != nil {
+	if err := input.CheckText("kind", b.Kind, input.MaxNameBytes); err != nil {
 		return nil, err
 	}
-	if err := checkText("queue", b.Queue, maxNameBytes); err != nil {
+	if err := input.CheckText("queue", b.Queue, input.MaxNameBytes); err != nil {
 		return nil, err
 	}
 	if b.EverySeconds == nil {
 		return nil, badRequest("every_seconds", "is required")
 	}
-	every, err := secondsParam("every_seconds", b.EverySeconds, maxDelaySeconds)
+	every, err := input.Seconds("every_seconds", b.EverySeconds, input.MaxDelaySeconds)
 	if err != nil {
 		return nil, err
 	}
 	if every < time.Second {
-		return nil, badRequest("every_seconds", "must be at least 1, got %s", number(*b.EverySeconds))
+		return nil, badRequest("every_seconds", "must be at least 1, got %s", input.Number(*b.EverySeconds))
 	}
 	if int64(len(b.Payload)) > s.cfg.MaxPayloadBytes {
 		return nil, tooLarge("payload", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}
-	payload, err := cleanJSON("payload", b.Payload)
+	payload, err := input.CleanJSON("payload", b.Payload)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 		// it year 1 (the zero time) means "now".
 		at, err := time.Parse(time.RFC3339Nano, *b.NextRunAt)
 		if err != nil || at.IsZero() {
-			return nil, badRequest("next_run_at", "must be an RFC 3339 timestamp from 1970 to 9999 in UTC, got %q", truncate(*b.NextRunAt, 40))
+			return nil, badRequest("next_run_at", "must be an RFC 3339 timestamp from 1970 to 9999 in UTC, got %q", input.Truncate(*b.NextRunAt, 40))
 		}
 		next = at.UTC()
 	}
@@ -144,7 +145,7 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 
 func (s *Server) deleteSchedule(w http.ResponseWriter, r *http.Request, p *principal) error {
 	key := r.PathValue("key")
-	if err := checkText("key", key, maxKeyBytes); err != nil {
+	if err := input.CheckText("key", key, input.MaxKeyBytes); err != nil {
 		return err
 	}
 	tenant, err := scheduleTenant(r, p)

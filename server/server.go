@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/driver"
 )
 
 // Defaults of a Config.
@@ -26,7 +25,8 @@ const (
 // Config configures a Server.
 type Config struct {
 	// Client is the client the server acts through (required). The server
-	// does not start or stop it.
+	// does not start or stop it; it keeps the client's wake-up listener
+	// running (KeepListening) until Close, for its long polls.
 	Client *skiplock.Client
 	Logger *slog.Logger
 	// OpenWithoutTokens lets every request in while no token exists (a
@@ -38,7 +38,7 @@ type Config struct {
 	// next jobs.
 	MaxBatchBodyBytes int64
 	// ClaimRecheckInterval is the fallback re-check of a long-poll claim
-	// when no wake-up comes.
+	// when no wake-up comes (ClaimParams.Recheck).
 	ClaimRecheckInterval time.Duration
 	// EventPollInterval is how often the event feed looks for changes
 	// while someone listens.
@@ -73,38 +73,37 @@ func (c Config) withDefaults() Config {
 type Server struct {
 	cfg     Config
 	client  *skiplock.Client
-	drv     driver.Driver
 	log     *slog.Logger
 	handler http.Handler
 	routes  []string
 
 	auth    *authenticator
-	wake    *queueWaker
 	events  *eventHub
 	metrics *metrics
 	claims  claimMemo
+	// stopListening lets the client's wake-up listener go.
+	stopListening func()
 
 	// ctx ends with Close: long polls answer and event streams end.
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
 	once   sync.Once
 }
 
-// New returns a server and starts its wake-up listener; Close stops it.
+// New returns a server; it keeps the client's wake-up listener running
+// until Close.
 func New(cfg Config) (*Server, error) {
 	if cfg.Client == nil {
 		return nil, errors.New("server: config: Client must not be nil")
 	}
 	cfg = cfg.withDefaults()
-	s := &Server{cfg: cfg, client: cfg.Client, drv: cfg.Client.Driver(), log: cfg.Logger}
+	s := &Server{cfg: cfg, client: cfg.Client, log: cfg.Logger}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.auth = newAuthenticator(s.drv, cfg.OpenWithoutTokens, cfg.AuthCacheTTL)
-	s.wake = newQueueWaker()
-	s.events = newEventHub(s.drv, cfg.EventPollInterval, s.log)
-	s.metrics = newMetrics(s.client, s.drv)
+	s.auth = newAuthenticator(s.client.Tokens(), cfg.OpenWithoutTokens, cfg.AuthCacheTTL)
+	s.events = newEventHub(s.client, cfg.EventPollInterval, s.log)
+	s.metrics = newMetrics(s.client)
 	s.handler = s.buildHandler()
-	s.wg.Go(func() { s.listen(s.ctx) })
+	s.stopListening = s.client.KeepListening()
 	return s, nil
 }
 
@@ -115,34 +114,13 @@ func (s *Server) Handler() http.Handler { return s.handler }
 func (s *Server) Routes() []string { return append([]string(nil), s.routes...) }
 
 // Close ends long polls (they answer what they have) and event streams,
-// and stops the listener. Call it before http.Server.Shutdown, which waits
+// and lets the client's listener go. Call it before http.Server.Shutdown, which waits
 // for them. Safe to call twice.
 func (s *Server) Close() error {
 	s.once.Do(func() {
 		s.cancel()
 		s.events.close()
-		s.wg.Wait()
+		s.stopListening()
 	})
 	return nil
-}
-
-// listen turns the database's insert notifications into wake-ups of long
-// polls, reconnecting on failure.
-func (s *Server) listen(ctx context.Context) {
-	n := s.drv.Notifier()
-	wait := 100 * time.Millisecond
-	for ctx.Err() == nil {
-		err := n.Listen(ctx, s.wake.wake, func(int64) {})
-		if ctx.Err() != nil {
-			return
-		}
-		// Wake-ups may have been missed while disconnected.
-		s.wake.wakeAll()
-		s.log.Warn("listen for notifications", "error", err, "retry_in", wait)
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 5*time.Second)
-	}
 }

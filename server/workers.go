@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // Bounds of the worker protocol.
@@ -30,22 +31,23 @@ type jobsAnswer struct {
 
 func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) error {
 	queue := r.PathValue("queue")
-	if err := checkText("queue", queue, maxNameBytes); err != nil {
+	if err := input.CheckText("queue", queue, input.MaxNameBytes); err != nil {
 		return err
 	}
 	var b claimBody
 	if err := decodeBody(r, 1<<20, &b); err != nil {
 		return err
 	}
-	params, wait, err := claimParams(queue, &b)
+	params, err := claimParams(queue, &b)
 	if err != nil {
 		return err
 	}
 	// A tenant-scoped worker claims its tenant's jobs only.
 	params.Tenant = p.tenantFilter(nil)
+	params.Recheck = s.cfg.ClaimRecheckInterval
 	// A long poll may outlast the server's write timeout.
-	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(wait + 30*time.Second))
-	jobs, err := s.claimWaiting(r.Context(), params, wait)
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(params.Wait + 30*time.Second))
+	jobs, err := s.claimWaiting(r.Context(), params)
 	if err != nil {
 		return err
 	}
@@ -71,68 +73,48 @@ func (s *Server) handBack(jobs []*skiplock.JobRow) {
 	}
 }
 
-func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, time.Duration, error) {
+func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, error) {
 	params := skiplock.ClaimParams{Queue: queue, WorkerID: b.WorkerID, Max: 1, Kinds: b.Kinds}
 	if b.WorkerID == "" {
-		return params, 0, badRequest("worker_id", "is required")
+		return params, badRequest("worker_id", "is required")
 	}
-	if err := checkText("worker_id", b.WorkerID, maxNameBytes); err != nil {
-		return params, 0, err
+	if err := input.CheckText("worker_id", b.WorkerID, input.MaxNameBytes); err != nil {
+		return params, err
 	}
 	if b.Max != nil {
 		params.Max = *b.Max
 	}
 	if len(b.Kinds) > maxKinds {
-		return params, 0, badRequest("kinds", "must name at most %d kinds", maxKinds)
+		return params, badRequest("kinds", "must name at most %d kinds", maxKinds)
 	}
 	for i, k := range b.Kinds {
-		if err := checkText(fmt.Sprintf("kinds[%d]", i), k, maxNameBytes); err != nil {
-			return params, 0, err
+		if err := input.CheckText(fmt.Sprintf("kinds[%d]", i), k, input.MaxNameBytes); err != nil {
+			return params, err
 		}
 	}
-	lease, err := secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds)
+	lease, err := input.Seconds("lease_seconds", b.LeaseSeconds, maxLeaseSeconds)
 	if err != nil {
-		return params, 0, err
+		return params, err
 	}
 	if b.LeaseSeconds != nil && lease < time.Second {
-		return params, 0, badRequest("lease_seconds", "must be at least 1, got %s", number(*b.LeaseSeconds))
+		return params, badRequest("lease_seconds", "must be at least 1, got %s", input.Number(*b.LeaseSeconds))
 	}
 	params.Lease = lease
-	wait, err := secondsParam("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)
-	return params, wait, err
+	params.Wait, err = input.Seconds("wait_seconds", b.WaitSeconds, DefaultMaxWaitSeconds)
+	return params, err
 }
 
-// claimWaiting claims at once, and while there is nothing waits up to
-// wait for a wake-up of the queue (or a short fallback re-check).
-func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams, wait time.Duration) ([]*skiplock.JobRow, error) {
-	deadline := time.Now().Add(wait)
-	for {
-		woken := s.wake.wait(params.Queue)
-		// The claim itself runs to its end even if the worker goes away
-		// meanwhile: the caller then hands its jobs back. Cancelled half
-		// way, a claim that committed would answer an error and leave its
-		// jobs to the rescuer.
-		jobs, err := s.client.Claim(context.WithoutCancel(ctx), params)
-		if err != nil || len(jobs) > 0 {
-			return jobs, err
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			return jobs, nil
-		}
-		recheck := time.NewTimer(min(left, s.cfg.ClaimRecheckInterval))
-		select {
-		case <-woken:
-		case <-recheck.C:
-		case <-ctx.Done():
-			recheck.Stop()
-			return nil, ctx.Err()
-		case <-s.ctx.Done():
-			recheck.Stop()
-			return jobs, nil // shutting down: answer what there is
-		}
-		recheck.Stop()
+// claimWaiting is the client's waiting claim, ended early by the
+// worker going away (ctx) or by Close, which answers what there is.
+func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams) ([]*skiplock.JobRow, error) {
+	waitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.ctx, cancel)()
+	jobs, err := s.client.Claim(waitCtx, params)
+	if err != nil && ctx.Err() == nil && s.ctx.Err() != nil {
+		return nil, nil // shutting down: answer what there is
 	}
+	return jobs, err
 }
 
 type heartbeatBody struct {
@@ -160,7 +142,7 @@ func (s *Server) heldJob(r *http.Request, p *principal, workerID string, attempt
 	if workerID == "" {
 		return 0, 0, badRequest("worker_id", "is required")
 	}
-	if err := checkText("worker_id", workerID, maxNameBytes); err != nil {
+	if err := input.CheckText("worker_id", workerID, input.MaxNameBytes); err != nil {
 		return 0, 0, err
 	}
 	if attempt != nil && *attempt < 1 {
@@ -188,18 +170,18 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 	}
 	hp := skiplock.HeartbeatParams{WorkerID: b.WorkerID, Attempt: attempt, Progress: b.Progress,
 		ProgressMessage: b.ProgressMessage}
-	if hp.Lease, err = secondsParam("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
+	if hp.Lease, err = input.Seconds("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
 		return err
 	}
 	if b.ProgressMessage != nil {
-		if err := checkText("progress_message", *b.ProgressMessage, maxProgressBytes); err != nil {
+		if err := input.CheckText("progress_message", *b.ProgressMessage, input.MaxProgressBytes); err != nil {
 			return err
 		}
 	}
 	if int64(len(b.Checkpoint)) > s.cfg.MaxPayloadBytes {
 		return tooLarge("checkpoint", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}
-	if hp.Checkpoint, err = cleanJSON("checkpoint", b.Checkpoint); err != nil {
+	if hp.Checkpoint, err = input.CleanJSON("checkpoint", b.Checkpoint); err != nil {
 		return err
 	}
 	res, err := s.client.Heartbeat(r.Context(), id, hp)
@@ -235,7 +217,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 	if int64(len(b.Result)) > s.cfg.MaxPayloadBytes {
 		return tooLarge("result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}
-	result, err := cleanJSON("result", b.Result)
+	result, err := input.CleanJSON("result", b.Result)
 	if err != nil {
 		return err
 	}
@@ -290,16 +272,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 	}
 	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable}
 	if b.Error != nil {
-		if err := checkText("error.type", b.Error.Type, maxNameBytes); err != nil {
+		if err := input.CheckText("error.type", b.Error.Type, input.MaxNameBytes); err != nil {
 			return err
 		}
-		if err := checkText("error.message", b.Error.Message, maxMessageBytes); err != nil {
+		if err := input.CheckText("error.message", b.Error.Message, input.MaxMessageBytes); err != nil {
 			return err
 		}
 		fp.ErrorType, fp.Message = b.Error.Type, b.Error.Message
 	}
 	if b.RetryInSeconds != nil {
-		d, err := secondsParam("retry_in_seconds", b.RetryInSeconds, maxDelaySeconds)
+		d, err := input.Seconds("retry_in_seconds", b.RetryInSeconds, input.MaxDelaySeconds)
 		if err != nil {
 			return err
 		}
@@ -310,9 +292,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 		return err
 	}
 	s.finished(j)
-	if j.State == skiplock.StatePending {
-		s.wake.wake(j.Queue)
-	}
 	writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
 	return nil
 }

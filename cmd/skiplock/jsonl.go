@@ -77,7 +77,7 @@ func (in *jsonlInput) next(max int) ([]skiplock.InsertManyParams, error) {
 		if len(raw) == 0 {
 			continue
 		}
-		job, err := server.ParseJobSpec(raw)
+		job, err := skiplock.ParseJobSpec(raw, "", 0)
 		if err != nil {
 			return jobs, usagef("line %d: %v", in.line, err)
 		}

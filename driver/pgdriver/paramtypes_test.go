@@ -17,6 +17,7 @@ var int4Params = map[string][]int{
 	"JobHeldForUpdate": {2},    // attempt
 	"JobProgress":      {2},    // attempt
 	"JobArchiveHeld":   {2},    // attempt
+	"JobCompleteHeld":  {2},    // attempt
 	"JobRetryLater":    {2, 6}, // attempt, attempt refunded
 	"JobInsert":        {12},   // max_retries
 	"JobInsertWithID":  {12},   // max_retries

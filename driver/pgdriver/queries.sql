@@ -146,6 +146,24 @@ WITH d AS (
 )
 SELECT id, state, (SELECT count(*) FROM released) FROM a;
 
+-- name: JobCompleteHeld
+-- One held job, found by primary key; the finished row and the count of
+-- dependents it released come back from the same statement.
+WITH d AS (
+    DELETE FROM skiplock_jobs WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+    RETURNING *
+), a AS (
+    INSERT INTO skiplock_jobs_archive ({{cols}})
+    SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=$4::jsonb, finished_at=now(), updated_at=now(), lease_until=NULL, progress=CASE WHEN d.cancel_requested THEN d.progress ELSE 100 END}}
+    FROM d
+    RETURNING {{cols}}
+), released AS (
+    DELETE FROM skiplock_job_deps WHERE parent_id IN (SELECT id FROM a WHERE state = 'completed')
+        AND EXISTS (SELECT 1 FROM skiplock_job_deps)
+    RETURNING job_id
+)
+SELECT {{cols a:}}, (SELECT count(*) FROM released) FROM a;
+
 -- name: JobHeldForUpdate
 SELECT cancel_requested FROM skiplock_jobs
 WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'

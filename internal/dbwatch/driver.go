@@ -133,6 +133,11 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	return r, e.write(err)
 }
 
+func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*driver.Job, error) {
+	r, err := e.Executor.JobComplete(ctx, p)
+	return r, e.write(err)
+}
+
 func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
 	r, err := e.Executor.JobFail(ctx, p)
 	return r, e.write(err)

@@ -1,4 +1,4 @@
-package server
+package input
 
 import (
 	"bytes"
@@ -17,10 +17,10 @@ import (
 func checkEncoding(b []byte, prefix string) error {
 	if !utf8.Valid(b) {
 		off := invalidUTF8(b)
-		return badRequest(joinField(prefix, pathAt(b, off)), "is not valid UTF-8 (byte %d of the body)", off)
+		return invalid(JoinField(prefix, pathAt(b, off)), "is not valid UTF-8 (byte %d of the body)", off)
 	}
 	if off := loneSurrogate(b); off >= 0 {
-		return badRequest(joinField(prefix, pathAt(b, off)),
+		return invalid(JoinField(prefix, pathAt(b, off)),
 			"holds %.6s, half of a UTF-16 surrogate pair without its other half (byte %d of the body)", b[off:], off)
 	}
 	return nil
@@ -178,9 +178,9 @@ func unknownField(b []byte, t reflect.Type, path string) (string, []string) {
 				for i, f := range fields {
 					names[i] = f.name
 				}
-				return joinField(path, key), names
+				return JoinField(path, key), names
 			}
-			if p, names := unknownField(val, ft, joinField(path, key)); p != "" {
+			if p, names := unknownField(val, ft, JoinField(path, key)); p != "" {
 				return p, names
 			}
 		}

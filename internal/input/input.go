@@ -1,0 +1,46 @@
+// Package input is the one step every input to Skiplock passes before it
+// is stored, whoever sends it (the HTTP server, the command line, a Go
+// caller): strict JSON decoding (unknown fields, invalid UTF-8 and lone
+// surrogates refused), bounded text, stored JSON re-encoded within a depth
+// and number range, and the bounds of a job's fields. Errors name the
+// field at fault.
+package input
+
+import "fmt"
+
+// Bounds of a job's fields, so that no input reaches the database's own
+// limits (index row size, integer range) and fails there.
+const (
+	MaxNameBytes     = 200
+	MaxKeyBytes      = 500
+	MaxTags          = 100
+	MaxDependsOn     = 1000
+	MaxMaxRetries    = 1_000_000
+	MaxDelaySeconds  = 10 * 366 * 24 * 3600
+	MaxMessageBytes  = 64 << 10
+	MaxProgressBytes = 4 << 10
+)
+
+// Error is bad input: Field names it ("payload.a", "jobs[3].priority"),
+// TooLarge tells an input over its size limit.
+type Error struct {
+	Field    string
+	Message  string
+	TooLarge bool
+}
+
+func (e *Error) Error() string {
+	if e.Field == "" {
+		return e.Message
+	}
+	return e.Field + ": " + e.Message
+}
+
+func invalid(field, format string, args ...any) *Error {
+	return &Error{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// TooLargeError is an input over its size limit.
+func TooLargeError(field, format string, args ...any) *Error {
+	return &Error{Field: field, Message: fmt.Sprintf(format, args...), TooLarge: true}
+}

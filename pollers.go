@@ -1,0 +1,39 @@
+package skiplock
+
+import "sync"
+
+// pollers broadcasts "a queue may have work" to the long-polling claims
+// waiting on it: each waiter holds the queue's current channel, which a
+// wake-up closes and replaces.
+type pollers struct {
+	mu    sync.Mutex
+	chans map[string]chan struct{}
+}
+
+// wait answers a channel closed at the queue's next wake-up. Take it
+// before looking for work, so that a wake-up in between is not missed.
+func (w *pollers) wait(queue string) <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.chans == nil {
+		w.chans = map[string]chan struct{}{}
+	}
+	ch := w.chans[queue]
+	if ch == nil {
+		ch = make(chan struct{})
+		w.chans[queue] = ch
+	}
+	return ch
+}
+
+// wake wakes the claims waiting on queue; "" wakes them all.
+func (w *pollers) wake(queue string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for q, ch := range w.chans {
+		if queue == "" || q == queue {
+			close(ch)
+			delete(w.chans, q)
+		}
+	}
+}
