@@ -17,7 +17,9 @@ import (
 
 // Client inserts, works and administers jobs on one database.
 type Client struct {
-	driver  driver.Driver
+	// driver is watched and has every optional store: one the driver
+	// lacks answers ErrUnsupported (driver.As tells which it has).
+	driver  *dbwatch.Driver
 	config  Config
 	log     *slog.Logger
 	wake    *waker
@@ -214,10 +216,14 @@ func (c *Client) elector() *maintenance.Elector {
 			leading.Go(func() {
 				(&maintenance.Scheduler{Store: c.driver, Interval: c.config.SchedulerInterval, Logger: c.log}).Run(ctx)
 			})
-			leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
-			leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
-			leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
-			leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
+			if driver.Supports[driver.ArchiveStore](c.driver) {
+				leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
+				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
+				leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
+			}
+			if driver.Supports[driver.ScheduleStore](c.driver) {
+				leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
+			}
 			if len(c.config.PeriodicJobs) > 0 {
 				leading.Go(func() { c.periodicEnqueuer().Run(ctx) })
 			}

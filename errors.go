@@ -15,6 +15,9 @@ var (
 	ErrLeaseLost         = driver.ErrLeaseLost
 	ErrWrongState        = driver.ErrWrongState
 	ErrMissingDependency = driver.ErrMissingDependency
+	// ErrUnsupported: the driver lacks the optional store the call needs
+	// (see driver.As).
+	ErrUnsupported = driver.ErrUnsupported
 	// ErrCancelled is the cause of a job context cancelled by request.
 	ErrCancelled = errors.New("job cancelled by request")
 	// ErrStopping is the cause of a job context cancelled by StopAndCancel.

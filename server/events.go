@@ -62,7 +62,7 @@ func (sub *subscriber) wants(e *jobEvent) bool {
 // eventHub polls JobChangedSince while anyone listens and fans the
 // changes out to the subscribers.
 type eventHub struct {
-	store    driver.JobStore
+	store    driver.StatsStore
 	interval time.Duration
 	log      *slog.Logger
 
@@ -73,7 +73,7 @@ type eventHub struct {
 	closed bool
 }
 
-func newEventHub(store driver.JobStore, interval time.Duration, log *slog.Logger) *eventHub {
+func newEventHub(store driver.StatsStore, interval time.Duration, log *slog.Logger) *eventHub {
 	return &eventHub{store: store, interval: interval, log: log, subs: map[*subscriber]bool{}}
 }
 

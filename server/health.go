@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
 )
 
 // healthBody is /healthz's answer. A failing answer carries docs/api.md's
@@ -29,7 +30,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request, _ *principal) e
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
 	body := healthBody{Status: "unavailable", Database: s.drv.Name()}
-	if _, err := s.drv.TokenCount(ctx); err != nil {
+	if _, err := s.stores.TokenCount(ctx); err != nil && !errors.Is(err, driver.ErrUnsupported) {
 		s.log.Warn("health check: database does not answer", "error", err)
 		body.Error = &errorDetail{Code: "unavailable", Message: "database does not answer"}
 		writeJSON(w, http.StatusServiceUnavailable, body)

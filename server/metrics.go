@@ -24,7 +24,7 @@ type metrics struct {
 	requests                             *prometheus.CounterVec
 }
 
-func newMetrics(store driver.QueueStore) *metrics {
+func newMetrics(store driver.StatsStore) *metrics {
 	byKindQueue := func(name, help string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, []string{"kind", "queue"})
 	}
@@ -70,7 +70,7 @@ var (
 )
 
 // queueCollector reads queue depths from the database at scrape time.
-type queueCollector struct{ store driver.QueueStore }
+type queueCollector struct{ store driver.StatsStore }
 
 func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- queueJobsDesc

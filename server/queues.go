@@ -131,7 +131,7 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *principal) err
 	if err := unscoped(p); err != nil {
 		return err
 	}
-	st, err := s.drv.JobStats(r.Context())
+	st, err := s.stores.JobStats(r.Context())
 	if err != nil {
 		return err
 	}

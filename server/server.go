@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -71,9 +72,12 @@ func (c Config) withDefaults() Config {
 
 // Server serves the HTTP API of docs/api.md on one client.
 type Server struct {
-	cfg     Config
-	client  *skiplock.Client
-	drv     driver.Driver
+	cfg    Config
+	client *skiplock.Client
+	drv    driver.Driver
+	// stores are drv's optional stores: the client's watched driver has
+	// every one, answering driver.ErrUnsupported for those its driver lacks.
+	stores  driver.Full
 	log     *slog.Logger
 	handler http.Handler
 	routes  []string
@@ -97,11 +101,16 @@ func New(cfg Config) (*Server, error) {
 	}
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, client: cfg.Client, drv: cfg.Client.Driver(), log: cfg.Logger}
+	stores, ok := s.drv.(driver.Full)
+	if !ok {
+		return nil, fmt.Errorf("server: the client's driver %T has not every optional store", s.drv)
+	}
+	s.stores = stores
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.auth = newAuthenticator(s.drv, cfg.OpenWithoutTokens, cfg.AuthCacheTTL)
+	s.auth = newAuthenticator(s.stores, cfg.OpenWithoutTokens, cfg.AuthCacheTTL)
 	s.wake = newQueueWaker()
-	s.events = newEventHub(s.drv, cfg.EventPollInterval, s.log)
-	s.metrics = newMetrics(s.drv)
+	s.events = newEventHub(s.stores, cfg.EventPollInterval, s.log)
+	s.metrics = newMetrics(s.stores)
 	s.handler = s.buildHandler()
 	s.wg.Go(func() { s.listen(s.ctx) })
 	return s, nil
