@@ -2,6 +2,7 @@ package skiplock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/skiplock/skiplock/driver"
@@ -18,8 +19,10 @@ type JobListParams = driver.ListParams
 // MaxJobListLimit is the most jobs one JobList answers.
 const MaxJobListLimit = 10000
 
-// JobList answers jobs newest first, live and archived. The last job's id
-// is the cursor (BeforeID) of the next page.
+// JobList answers jobs newest first, live and archived, that match every
+// filter of p (tags, metadata, worker, error type, created and finished
+// ranges among them). The last job's id is the cursor (BeforeID) of the next
+// page.
 func (c *Client) JobList(ctx context.Context, p JobListParams) ([]*JobRow, error) {
 	for _, s := range p.States {
 		if !s.Valid() {
@@ -28,6 +31,9 @@ func (c *Client) JobList(ctx context.Context, p JobListParams) ([]*JobRow, error
 	}
 	if p.Limit < 0 || p.Limit > MaxJobListLimit {
 		return nil, invalid("limit", "must be between 1 and %d, got %d", MaxJobListLimit, p.Limit)
+	}
+	if err := checkListFilters(&p); err != nil {
+		return nil, err
 	}
 	return c.driver.JobList(ctx, p)
 }
@@ -40,10 +46,7 @@ func (c *Client) JobCancel(ctx context.Context, id int64) (*JobRow, error) {
 		return nil, err
 	}
 	if j.State == StateRunning {
-		if err := c.driver.Notifier().NotifyCancel(ctx, id); err != nil {
-			c.log.Warn("notify cancel; the worker will see it on its next heartbeat", "job_id", id, "error", err)
-		}
-		c.running.cancel(id, ErrCancelled)
+		c.notifyStop(ctx, id, ErrCancelled)
 	}
 	return j, nil
 }
@@ -58,9 +61,33 @@ func (c *Client) JobRetry(ctx context.Context, id int64) (*JobRow, error) {
 	return j, err
 }
 
-// JobPause holds a job that is not running yet until JobResume.
+// JobPause holds a job until JobResume. A job not running yet is paused at
+// once; a running one is asked to pause: its context ends with ErrPaused,
+// and when its worker returns it goes to paused, keeping its checkpoint, its
+// attempt unspent (a worker that completes it anyway completes it).
 func (c *Client) JobPause(ctx context.Context, id int64) (*JobRow, error) {
-	return c.driver.JobPause(ctx, id)
+	j, err := c.driver.JobPause(ctx, id)
+	if !errors.Is(err, ErrWrongState) {
+		return j, err
+	}
+	running, rerr := c.driver.JobRequestPause(ctx, id)
+	if rerr != nil {
+		if errors.Is(rerr, ErrNotFound) {
+			return nil, err // not running (or asked to cancel): the state error says which
+		}
+		return nil, rerr
+	}
+	c.notifyStop(ctx, id, ErrPaused)
+	return running, nil
+}
+
+// notifyStop tells the process running a job that it was asked to stop,
+// and stops it here at once if it runs here.
+func (c *Client) notifyStop(ctx context.Context, id int64, cause error) {
+	if err := c.driver.Notifier().NotifyCancel(ctx, id); err != nil {
+		c.log.Warn("notify the running job; its worker will see it on its next heartbeat", "job_id", id, "error", err)
+	}
+	c.running.cancel(id, cause)
 }
 
 // JobResume releases a paused job.

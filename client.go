@@ -114,6 +114,11 @@ func (c *Client) Start(ctx context.Context) error {
 	c.producers.Store(&producers)
 	c.servicesWG.Go(func() { c.listen(allCtx) })
 	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
+	if len(producers) > 0 && c.driver.Name() == "sqlite" {
+		// SQLite's notifications stay in this process: cancel and pause
+		// requests from other processes are looked for instead.
+		c.servicesWG.Go(func() { c.running.pollStops(allCtx) })
+	}
 	c.servicesWG.Go(func() { c.elector().Run(allCtx) })
 	c.started = true
 	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))
@@ -189,7 +194,11 @@ func (c *Client) drain(ctx context.Context) error {
 }
 
 func (c *Client) rescuer() *maintenance.Rescuer {
-	return &maintenance.Rescuer{Store: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
+	var counters driver.MetricsStore
+	if driver.Supports[driver.MetricsStore](c.driver) {
+		counters = c.driver
+	}
+	return &maintenance.Rescuer{Store: c.driver, Counters: counters, Interval: c.config.RescueInterval, Logger: c.log,
 		OnRequeue: func() {
 			for name := range c.config.Queues {
 				c.wakeLocal(name)
@@ -223,6 +232,9 @@ func (c *Client) elector() *maintenance.Elector {
 			}
 			if driver.Supports[driver.ScheduleStore](c.driver) {
 				leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
+			}
+			if !c.config.Retention.Disabled && driver.Supports[driver.RetentionStore](c.driver) {
+				leading.Go(func() { c.janitor().Run(ctx) })
 			}
 			if len(c.config.PeriodicJobs) > 0 {
 				leading.Go(func() { c.periodicEnqueuer().Run(ctx) })
@@ -262,7 +274,7 @@ func (c *Client) listen(ctx context.Context) {
 	n := c.driver.Notifier()
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := n.Listen(ctx, c.wakeLocal, func(id int64) { c.running.cancel(id, ErrCancelled) })
+		err := n.Listen(ctx, c.wakeLocal, c.stopNotified)
 		if ctx.Err() != nil {
 			return
 		}
@@ -272,5 +284,18 @@ func (c *Client) listen(ctx context.Context) {
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// stopNotified is told that a job was asked to stop (cancel or pause); if
+// it runs here, the request says which.
+func (c *Client) stopNotified(id int64) {
+	if !c.running.holds(id) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	if err := c.running.stopRequests(ctx, []int64{id}); err != nil {
+		c.log.Warn("look up a stop request; the next heartbeat sees it", "job_id", id, "error", err)
 	}
 }

@@ -69,6 +69,9 @@ type Config struct {
 	// Vault, when set, receives finished jobs before retention deletes
 	// them (see Vault); nil deletes without keeping a copy.
 	Vault Vault
+	// Retention is how long finished jobs are kept (see Retention); the
+	// leader applies it every Retention.Interval.
+	Retention Retention
 }
 
 func (c Config) withDefaults() Config {
@@ -101,6 +104,7 @@ func (c Config) withDefaults() Config {
 		queues[name] = q
 	}
 	c.Queues = queues
+	c.Retention = c.Retention.withDefaults()
 	return c
 }
 
@@ -124,6 +128,9 @@ func (c Config) validate() error {
 	}
 	if len(c.ID) > 200 {
 		return fmt.Errorf("config: ID: must be at most 200 characters")
+	}
+	if err := c.Retention.validate(); err != nil {
+		return err
 	}
 	return validatePeriodic(c.PeriodicJobs)
 }

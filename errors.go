@@ -20,6 +20,10 @@ var (
 	ErrUnsupported = driver.ErrUnsupported
 	// ErrCancelled is the cause of a job context cancelled by request.
 	ErrCancelled = errors.New("job cancelled by request")
+	// ErrPaused is the cause of a job context ended by a pause request: the
+	// job goes to paused (its attempt unspent, its checkpoint kept) when
+	// its worker returns, unless the worker completed it.
+	ErrPaused = errors.New("job paused by request")
 	// ErrStopping is the cause of a job context cancelled by StopAndCancel.
 	ErrStopping = errors.New("client is stopping")
 )

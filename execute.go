@@ -46,6 +46,8 @@ func (c *Client) execute(row *JobRow) {
 		c.running.remove(row.ID, row.Attempt) // another worker has it now
 	case errors.Is(err, ErrStopping):
 		c.handBack(run)
+	case errors.Is(err, ErrPaused):
+		c.pauseHeld(run, err)
 	default:
 		c.recordFailure(run, err)
 	}

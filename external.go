@@ -143,7 +143,7 @@ type HeartbeatParams struct {
 }
 
 // HeartbeatResult answers a heartbeat: the new lease and whether the job
-// was asked to cancel.
+// was asked to cancel or to pause.
 type HeartbeatResult = driver.HeartbeatResult
 
 // Heartbeat extends a job's lease and records progress and checkpoint.
@@ -237,7 +237,8 @@ type FailParams struct {
 }
 
 // Fail records a failed attempt: the job is retried after its backoff (or
-// RetryIn) while retries are left, otherwise it fails. It reads the job
+// RetryIn) while retries are left, otherwise it fails. A job asked to pause
+// goes to paused instead, its attempt unspent. It reads the job
 // first: its kind and retries decide the outcome.
 func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, error) {
 	if p.RetryIn != nil && *p.RetryIn < 0 {
@@ -252,6 +253,11 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 	}
 	if row.State != StateRunning || row.WorkerID != p.WorkerID || (p.Attempt > 0 && row.Attempt != p.Attempt) {
 		return nil, leaseLost(row)
+	}
+	// A job asked to pause goes to paused whatever the worker reports as its
+	// failure (it stopped because it was asked to).
+	if j, err := c.driver.JobPauseHeld(ctx, driver.HeldJob{ID: id, Attempt: row.Attempt, WorkerID: p.WorkerID}); err == nil {
+		return j, nil
 	}
 	typ := p.ErrorType
 	if typ == "" {

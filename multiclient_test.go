@@ -11,6 +11,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/testwait"
 )
 
 // counter records how often each job ran.
@@ -138,6 +139,11 @@ func TestSilentWorkerIsRescuedAndFenced(t *testing.T) {
 	if after.State != skiplock.StateCompleted || len(after.Errors) != 1 {
 		t.Fatalf("late reports changed the job: %+v", after)
 	}
+	// The leader counted the rescue where every process's metrics read it.
+	testwait.Until(t, 30*time.Second, "the rescue counted", func() bool {
+		m, err := admin.Metrics(ctx)
+		return err == nil && m.Rescued["requeued"] == 1 && m.Rescued["failed"] == 0
+	})
 }
 
 // A lease that runs out with no retries left fails the job.

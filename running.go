@@ -41,10 +41,19 @@ func (r *runningJob) report(ctx context.Context, p driver.ProgressParams) error 
 	if err != nil {
 		return err
 	}
-	if h.CancelRequested {
-		r.cancel(ErrCancelled)
-	}
+	r.stopIfAsked(h.CancelRequested, h.PauseRequested)
 	return nil
+}
+
+// stopIfAsked ends the job's context when it was asked to cancel or pause;
+// a cancel wins over a pause.
+func (r *runningJob) stopIfAsked(cancel, pause bool) {
+	switch {
+	case cancel:
+		r.cancel(ErrCancelled)
+	case pause:
+		r.cancel(ErrPaused)
+	}
 }
 
 // runningSet holds the running jobs of a process and heartbeats them all in
@@ -144,9 +153,7 @@ func (s *runningSet) beat(ctx context.Context) error {
 		return err
 	}
 	for _, h := range res {
-		if h.CancelRequested {
-			held[h.ID].cancel(ErrCancelled)
-		}
+		held[h.ID].stopIfAsked(h.CancelRequested, h.PauseRequested)
 		delete(held, h.ID)
 	}
 	s.mu.Lock()

@@ -202,6 +202,7 @@ type HeartbeatResult struct {
 	ID              int64
 	LeaseUntil      time.Time
 	CancelRequested bool
+	PauseRequested  bool
 }
 
 // CompleteParams finishes a held job successfully.
@@ -246,8 +247,35 @@ type ListParams struct {
 	Queue      string
 	Tenant     *string
 	WorkflowID string
-	BeforeID   int64
-	Limit      int
+	// Tags: jobs that carry every one of these tags.
+	Tags []string
+	// Metadata: jobs whose metadata has each of these top-level keys with
+	// this value (compared as JSON: "5" and 5 differ).
+	Metadata map[string]any
+	// WorkerID: jobs last run by this worker.
+	WorkerID string
+	// ErrorType: jobs with an attempt error of this type (any attempt).
+	ErrorType string
+	// Created and Finished bound created_at and finished_at: After
+	// inclusive, Before exclusive, zero unbounded. A Finished bound lists
+	// finished jobs only.
+	CreatedAfter, CreatedBefore   time.Time
+	FinishedAfter, FinishedBefore time.Time
+	BeforeID                      int64
+	Limit                         int
+}
+
+// FinishedOnly reports whether p lists finished jobs only (a finished_at bound).
+func (p *ListParams) FinishedOnly() bool {
+	return !p.FinishedAfter.IsZero() || !p.FinishedBefore.IsZero()
+}
+
+// MetadataJSON answers the Metadata filter as a JSON object, nil when none.
+func (p *ListParams) MetadataJSON() ([]byte, error) {
+	if len(p.Metadata) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(p.Metadata)
 }
 
 // PromoteResult is what a promotion of due scheduled jobs did.
@@ -260,7 +288,9 @@ type PromoteResult struct {
 // RescueResult counts what the rescuer did.
 type RescueResult struct {
 	Requeued, Failed, Cancelled int
-	Now                         time.Time
+	// Paused counts jobs asked to pause, which go to paused.
+	Paused int
+	Now    time.Time
 }
 
 // InBatch places err, from job i (0-based) of a batch of n, in the batch.

@@ -178,6 +178,9 @@ type Full interface {
 	BulkStore
 	StatsStore
 	ArchiveStore
+	RetentionStore
+	MetricsStore
+	StopStore
 	TokenStore
 	ScheduleStore
 	PeriodicStore

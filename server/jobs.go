@@ -254,7 +254,7 @@ func listParams(r *http.Request) (skiplock.JobListParams, error) {
 		}
 		lp.BeforeID = id
 	}
-	return lp, nil
+	return lp, listFilters(q, &lp)
 }
 
 // workflowAnswer is docs/api.md's workflow object, with the stages of the

@@ -51,6 +51,7 @@ func (s *Server) buildHandler() http.Handler {
 	handle("GET /v1/schedules", permRead, s.listSchedules)
 	handle("PUT /v1/schedules/{key}", permEnqueue, s.putSchedule)
 	handle("DELETE /v1/schedules/{key}", permEnqueue, s.deleteSchedule)
+	handle("GET /v1/janitor", permRead, s.janitorStatus)
 	handle("GET /metrics", permRead, s.serveMetrics)
 	handle("GET /healthz", permNone, s.healthz)
 	return s.recoverer(s.jsonFallback(mux))

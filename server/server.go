@@ -110,7 +110,7 @@ func New(cfg Config) (*Server, error) {
 	s.auth = newAuthenticator(s.stores, cfg.OpenWithoutTokens, cfg.AuthCacheTTL)
 	s.wake = newQueueWaker()
 	s.events = newEventHub(s.stores, cfg.EventPollInterval, s.log)
-	s.metrics = newMetrics(s.stores)
+	s.metrics = newMetrics(s.client, s.stores)
 	s.handler = s.buildHandler()
 	s.wg.Go(func() { s.listen(s.ctx) })
 	return s, nil

@@ -146,6 +146,7 @@ type heartbeatBody struct {
 type heartbeatAnswer struct {
 	LeaseUntil      time.Time `json:"lease_until"`
 	CancelRequested bool      `json:"cancel_requested"`
+	PauseRequested  bool      `json:"pause_requested"`
 }
 
 // heldJob checks a report's job id, worker id and attempt (0 when not
@@ -204,7 +205,8 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, heartbeatAnswer{LeaseUntil: skiplock.ViewTime(res.LeaseUntil), CancelRequested: res.CancelRequested})
+	writeJSON(w, http.StatusOK, heartbeatAnswer{LeaseUntil: skiplock.ViewTime(res.LeaseUntil), CancelRequested: res.CancelRequested,
+		PauseRequested: res.PauseRequested})
 	return nil
 }
 

@@ -69,6 +69,8 @@ func newJobsListCmd(g *globals) *cobra.Command {
 		p      skiplock.JobListParams
 		states []string
 		tenant string
+		meta   []string
+		ranges listRanges
 	)
 	cmd := &cobra.Command{Use: "list", Short: "List jobs, newest first, live and archived", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -81,6 +83,14 @@ func newJobsListCmd(g *globals) *cobra.Command {
 			}
 			if cmd.Flags().Changed("tenant") {
 				p.Tenant = &tenant
+			}
+			m, err := server.MetadataFilter(meta)
+			if err != nil {
+				return usagef("--metadata: %v", err)
+			}
+			p.Metadata = m
+			if err := ranges.apply(&p); err != nil {
+				return err
 			}
 			if p.Limit < 1 || p.Limit > skiplock.MaxJobListLimit {
 				return usagef("--limit: must be between 1 and %d, got %d", skiplock.MaxJobListLimit, p.Limit)
@@ -115,6 +125,11 @@ func newJobsListCmd(g *globals) *cobra.Command {
 	f.StringVar(&p.Queue, "queue", "", "only this queue")
 	f.StringVar(&tenant, "tenant", "", "only this tenant")
 	f.StringVar(&p.WorkflowID, "workflow-id", "", "only this workflow")
+	f.StringArrayVar(&p.Tags, "tag", nil, "only jobs carrying this tag (repeatable: every one)")
+	f.StringArrayVar(&meta, "metadata", nil, "only jobs whose metadata has KEY:VALUE (VALUE as JSON when it is JSON; repeatable)")
+	f.StringVar(&p.WorkerID, "worker-id", "", "only jobs last run by this worker")
+	f.StringVar(&p.ErrorType, "error-type", "", "only jobs with an attempt error of this type")
+	ranges.flags(f)
 	f.IntVar(&p.Limit, "limit", 50, "at most this many")
 	f.Int64Var(&p.BeforeID, "cursor", 0, "list jobs older than this id (the last id of the previous page)")
 	return addJSONFlag(cmd)

@@ -41,8 +41,13 @@ type serveConfig struct {
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
 	Contracts       string `yaml:"contracts"`
 	LogLevel        string `yaml:"log_level"`
+	// Vault is where retention stores finished jobs before deleting them
+	// (docs/vault.md); "" deletes them without a copy.
+	Vault string `yaml:"vault"`
 	// Periodic jobs come from the file only.
 	Periodic []periodicConfig `yaml:"periodic"`
+	// Retention of finished jobs (docs/retention.md); flags override it.
+	Retention retentionConfig `yaml:"retention"`
 	// file is the config file read, "" for none.
 	file string
 }
@@ -88,6 +93,7 @@ func periodicJobs(entries []periodicConfig) ([]skiplock.PeriodicJob, error) {
 func newServeCmd(g *globals) *cobra.Command {
 	var flags serveConfig
 	var configFile string
+	var keep retentionFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the HTTP API, the worker protocol and the maintenance services",
@@ -97,7 +103,7 @@ serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
 
 Configuration: flags, then environment (SKIPLOCK_DATABASE_URL, SKIPLOCK_LISTEN,
 SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
-SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
+SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags.DatabaseURL = g.databaseURL
@@ -105,6 +111,7 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 			if err != nil {
 				return err
 			}
+			keep.apply(cmd, &cfg.Retention)
 			return serve(cmd.Context(), cfg)
 		},
 	}
@@ -114,7 +121,9 @@ SKIPLOCK_LOG_LEVEL), then the file (./skiplock.yaml or --config).`,
 	f.Int64Var(&flags.MaxPayloadBytes, "max-payload-bytes", 0, "largest job payload in bytes (default 1 MiB)")
 	f.StringVar(&flags.Contracts, "contracts", "", "contract file of the job kinds (docs/contracts.md)")
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
+	f.StringVar(&flags.Vault, "vault", "", "keep finished jobs in this vault before retention deletes them: a directory or s3://BUCKET/PREFIX (docs/vault.md)")
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
+	addRetentionFlags(cmd, &keep)
 	return cmd
 }
 
@@ -153,6 +162,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
 	pick(fs.Changed("log-level"), flags.LogLevel, "LOG_LEVEL", &cfg.LogLevel)
+	pick(fs.Changed("vault"), flags.Vault, "VAULT", &cfg.Vault)
 	if fs.Changed("insecure") {
 		cfg.Insecure = flags.Insecure
 	} else if v, ok := env("INSECURE"); ok && v != "" {
@@ -220,6 +230,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	retention, keep, err := cfg.retentionAndVault(ctx)
+	if err != nil {
+		return err
+	}
 	// Listen before opening the database: a busy port must not leave a new
 	// database file behind.
 	ln, err := listen(cfg.Listen)
@@ -250,7 +264,11 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if tokens == 0 && !loopback && !cfg.Insecure {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
-	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic})
+	client, err := skiplock.NewClient(db.Driver, &skiplock.Config{Logger: log, Contracts: contracts, PeriodicJobs: periodic,
+		Retention: retention, Vault: keep})
+	if keep != nil {
+		log.Info("vault", "location", fmt.Sprint(keep))
+	}
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -50,6 +50,9 @@ func (w *httpWorker) run(j claimedJob, workerID string) {
 		// The worker ends: the token no longer works, nothing can be reported.
 	case stop == "cancelled":
 		w.fail(log, j, workerID, "cancelled", "cancelled by request", false, nil)
+	case stop == "paused":
+		// The server pauses a job asked to pause whatever its failure says.
+		w.fail(log, j, workerID, "paused", "paused by request", true, nil)
 	case err == nil:
 		w.complete(log, j, workerID, stdout.Bytes())
 	default:
@@ -83,6 +86,7 @@ func (w *httpWorker) watch(log *slog.Logger, j claimedJob, workerID string, cmd 
 		case <-tick.C:
 			var hb struct {
 				CancelRequested bool `json:"cancel_requested"`
+				PauseRequested  bool `json:"pause_requested"`
 			}
 			err := w.call(context.Background(), fmt.Sprintf("/v1/jobs/%d/heartbeat", j.ID),
 				map[string]any{"worker_id": workerID, "attempt": j.Attempt, "lease_seconds": w.cfg.lease.Seconds()}, &hb)
@@ -97,6 +101,9 @@ func (w *httpWorker) watch(log *slog.Logger, j claimedJob, workerID string, cmd 
 			case hb.CancelRequested:
 				log.Info("job cancelled: stopping the command")
 				return "cancelled", w.terminate(cmd, done)
+			case hb.PauseRequested:
+				log.Info("job paused: stopping the command")
+				return "paused", w.terminate(cmd, done)
 			}
 		}
 	}

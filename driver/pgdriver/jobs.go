@@ -166,7 +166,7 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		}
 		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.HeartbeatResult, error) {
 			var h driver.HeartbeatResult
-			err := r.Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
+			err := r.Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
 			return h, err
 		})
 		return err
@@ -298,7 +298,7 @@ func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*dr
 	var h driver.HeartbeatResult
 	leaseKinds, leases := kindLeases([]string{}, p.LeaseKinds, p.Leases)
 	err := e.q.QueryRow(ctx, q("JobProgress"), p.ID, p.Attempt, p.WorkerID, p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested)
+		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
 	if err == pgx.ErrNoRows {
 		return nil, driver.ErrLeaseLost
 	}
@@ -317,12 +317,31 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 		live = live || !s.Finished()
 		archived = archived || s.Finished()
 	}
+	live = live && !p.FinishedOnly()
 	limit := p.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	return scanJobs(e.q.Query(ctx, q("JobList"), live, states, p.Kind, p.Queue, p.Tenant, p.WorkflowID,
-		p.BeforeID, limit, archived))
+	meta, err := p.MetadataJSON()
+	if err != nil {
+		return nil, fmt.Errorf("metadata filter: %w", err)
+	}
+	tags := p.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return scanJobs(e.q.Query(ctx, q("JobList"), pgx.QueryExecModeDescribeExec, live, states, p.Kind, p.Queue,
+		p.Tenant, p.WorkflowID, p.BeforeID, limit, archived, tags, meta, p.WorkerID, p.ErrorType,
+		optTime(p.CreatedAfter), optTime(p.CreatedBefore), optTime(p.FinishedAfter), optTime(p.FinishedBefore),
+		p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()))
+}
+
+// optTime answers nil for the zero time (no bound).
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // JobCancel cancels a live job; see driver.JobStore.

@@ -29,6 +29,10 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 			return err
 		}
 		res.Now = res.Now.UTC()
+		var err error
+		if res.Paused, err = tx.rescuePaused(ctx, limit, since); err != nil {
+			return err
+		}
 		queues, err := collectStrings(tx.q.Query(ctx, q("JobRescueRequeue"), limit, since))
 		if err != nil {
 			return err

@@ -116,7 +116,7 @@ UPDATE skiplock_jobs j
 SET lease_until = now() + make_interval(secs => ($4::jsonb ->> j.id::text)::float8), heartbeat_at = now()
 WHERE j.id = ANY($2::bigint[]) AND j.worker_id = $1 AND j.state = (SELECT 'running'::text)
   AND j.attempt = ($3::jsonb ->> j.id::text)::int
-RETURNING j.id, j.lease_until, j.cancel_requested;
+RETURNING j.id, j.lease_until, j.cancel_requested, j.pause_requested;
 
 -- name: JobCompleteMany
 -- The jobs are found by primary key from the id array $2 alone; their
@@ -176,7 +176,7 @@ SET progress = coalesce($4, progress), progress_message = coalesce($5, progress_
         THEN now() + make_interval(secs => coalesce(($9::float8[])[array_position($8::text[], kind)], $7::float8))
         ELSE lease_until END
 WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
-RETURNING id, lease_until, cancel_requested;
+RETURNING id, lease_until, cancel_requested, pause_requested;
 
 -- name: JobGet
 SELECT {{cols}} FROM skiplock_jobs WHERE id = $1
@@ -186,18 +186,46 @@ LIMIT 1;
 
 -- name: JobList
 -- $7, the cursor, is a job id: bigint. Compared with the literal 0 alone,
--- PostgreSQL would type it int4 and refuse every cursor past 2³¹.
+-- PostgreSQL would type it int4 and refuse every cursor past 2³¹. The driver
+-- runs it unprepared, so that each listing is planned with its own filters
+-- and reaches the archive's indexes (tags, metadata, errors, worker_id,
+-- created_at, finished_at) instead of a generic plan that cannot. Of the
+-- two archive branches one runs ($18: a time bound is given): the planner
+-- would walk the id index backwards through every row newer than a time
+-- window, not knowing ids grow with time; `id + 0` makes it read the window
+-- by its index (and finished_at's partitions) and sort what matched.
 (SELECT {{cols}} FROM skiplock_jobs
  WHERE $1::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
    AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
+   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
+   AND ($12 = '' OR worker_id = $12)
+   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
+   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
+   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
  ORDER BY id DESC LIMIT $8)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE $9::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
+ WHERE $9::boolean AND NOT $18::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
    AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
+   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
+   AND ($12 = '' OR worker_id = $12)
+   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
+   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
+   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
  ORDER BY id DESC LIMIT $8)
+UNION ALL
+(SELECT {{cols}} FROM skiplock_jobs_archive
+ WHERE $9::boolean AND $18::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
+   AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
+   AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
+   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
+   AND ($12 = '' OR worker_id = $12)
+   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
+   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
+   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
+ ORDER BY id + 0 DESC LIMIT $8)
 ORDER BY id DESC LIMIT $8;
 
 -- name: JobLiveForUpdate
@@ -251,6 +279,7 @@ RETURNING {{cols}};
 WITH x AS (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND attempt <= max_retries AND NOT cancel_requested
+      AND NOT pause_requested
     ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j
@@ -265,6 +294,7 @@ WITH d AS (
     DELETE FROM skiplock_jobs j WHERE j.id = ANY(ARRAY(
         SELECT id FROM skiplock_jobs
         WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND (attempt > max_retries OR cancel_requested)
+          AND (cancel_requested OR NOT pause_requested)
         ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED))
     RETURNING *
 )
@@ -438,3 +468,50 @@ ORDER BY id LIMIT $7;
 DELETE FROM skiplock_jobs_archive
 WHERE id = ANY($1::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
+
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       count(*) FILTER (WHERE attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce((extract(epoch FROM now()) - extract(epoch FROM min(run_at) FILTER (WHERE state = 'pending')))::float8, 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > now() - make_interval(secs => $1) GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES ($1, $2)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
+-- Pausing running jobs, and the requests a running job's process looks for.
+
+-- name: JobRequestPause
+UPDATE skiplock_jobs SET pause_requested = true, updated_at = now()
+WHERE id = $1 AND state = 'running' AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobPauseHeld
+-- The attempt is not spent: resumed, the job runs it again from its checkpoint.
+UPDATE skiplock_jobs
+SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = false,
+    updated_at = now()
+WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running' AND pause_requested AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobRescuePaused
+-- Expired leases of jobs asked to pause: paused, attempt unspent, as if
+-- their worker had stopped (it did, or it died).
+UPDATE skiplock_jobs j
+SET state = 'paused', attempt = j.attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = false,
+    updated_at = now()
+WHERE j.id = ANY(ARRAY(
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND pause_requested AND NOT cancel_requested
+    ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED))
+RETURNING j.id;
+
+-- name: JobStopRequests
+SELECT id, cancel_requested, pause_requested FROM skiplock_jobs
+WHERE id = ANY($1::bigint[]) AND state = 'running' AND (cancel_requested OR pause_requested);

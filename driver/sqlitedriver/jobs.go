@@ -80,7 +80,7 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 func scanHeartbeat(s scanner) (driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
 	var lease storedMicros
-	err := s.Scan(&h.ID, &lease, &h.CancelRequested)
+	err := s.Scan(&h.ID, &lease, &h.CancelRequested, &h.PauseRequested)
 	h.LeaseUntil = lease.time()
 	return h, err
 }
@@ -239,18 +239,39 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 		live = live || !s.Finished()
 		archived = archived || s.Finished()
 	}
+	live = live && !p.FinishedOnly()
 	limit := p.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	var tenant any
+	var tenant, tags, meta any
 	if p.Tenant != nil {
 		tenant = *p.Tenant
+	}
+	if len(p.Tags) > 0 {
+		tags = jsonText(p.Tags)
+	}
+	if m, err := p.MetadataJSON(); err != nil {
+		return nil, fmt.Errorf("metadata filter: %w", err)
+	} else if m != nil {
+		meta = string(m)
 	}
 	return scanJobs(e.rquery(ctx, "JobList", sql.Named("live", live), sql.Named("archived", archived),
 		sql.Named("states_any", len(states) == 0), sql.Named("states", jsonText(states)),
 		sql.Named("kind", p.Kind), sql.Named("queue", p.Queue), sql.Named("tenant", tenant),
-		sql.Named("workflow", p.WorkflowID), sql.Named("before", p.BeforeID), sql.Named("limit", limit)))
+		sql.Named("workflow", p.WorkflowID), sql.Named("before", p.BeforeID), sql.Named("limit", limit),
+		sql.Named("tags", tags), sql.Named("meta", meta), sql.Named("worker", p.WorkerID),
+		sql.Named("etype", p.ErrorType), sql.Named("created_from", optMicros(p.CreatedAfter)),
+		sql.Named("created_to", optMicros(p.CreatedBefore)), sql.Named("finished_from", optMicros(p.FinishedAfter)),
+		sql.Named("finished_to", optMicros(p.FinishedBefore))))
+}
+
+// optMicros answers a time as stored (unix microseconds), nil for zero.
+func optMicros(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
 }
 
 // JobCancel cancels a live job; see driver.JobStore.

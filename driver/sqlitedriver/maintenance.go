@@ -18,6 +18,9 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		res.Now = fromMicros(at)
 		after := sinceArg(since)
 		var err error
+		if res.Paused, err = tx.rescuePaused(ctx, limit, since); err != nil {
+			return err
+		}
 		queues, err = collect(scanString)(tx.wquery(ctx, "JobRescueRequeue", sql.Named("limit", limit), after, now, nowText))
 		if err != nil {
 			return err

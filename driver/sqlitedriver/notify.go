@@ -79,8 +79,8 @@ func (h *hub) cancel(id int64) {
 
 type notifier struct{ h *hub }
 
-// NotifyCancel tells the listeners on this file in this process; workers
-// elsewhere see cancel_requested on their next heartbeat.
+// NotifyCancel tells the listeners on this file in this process; clients
+// running jobs elsewhere look for stop requests every second.
 func (n notifier) NotifyCancel(ctx context.Context, id int64) error {
 	n.h.cancel(id)
 	return nil

@@ -92,7 +92,7 @@ UPDATE skiplock_jobs AS j
 SET lease_until = @now + c.value ->> 'lease', heartbeat_at = @now
 FROM json_each(@batch) AS c
 WHERE j.id = c.value ->> 'id' AND j.attempt = c.value ->> 'attempt' AND j.worker_id = @worker AND j.state = 'running'
-RETURNING id, lease_until, cancel_requested;
+RETURNING id, lease_until, cancel_requested, pause_requested;
 
 -- name: JobCompleteArchive
 INSERT INTO skiplock_jobs_archive ({{cols}})
@@ -134,7 +134,7 @@ SET progress = coalesce(@progress, progress), progress_message = coalesce(@messa
         THEN @now + coalesce((SELECT l.value FROM json_each(@leases) l WHERE l.key = skiplock_jobs.kind), @lease)
         ELSE lease_until END
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running'
-RETURNING id, lease_until, cancel_requested;
+RETURNING id, lease_until, cancel_requested, pause_requested;
 
 -- name: JobGet
 SELECT {{cols}} FROM skiplock_jobs WHERE id = @id
@@ -143,11 +143,21 @@ SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = @id
 LIMIT 1;
 
 -- name: JobList
+-- Metadata keys are quoted into a JSON path; the client refuses keys with '"'.
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs
     WHERE @live AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
       AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
       AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
+            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
+               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
+      AND (@worker = '' OR worker_id = @worker)
+      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
+      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
+      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
     ORDER BY id DESC LIMIT @limit)
 UNION ALL
 SELECT * FROM (
@@ -155,6 +165,15 @@ SELECT * FROM (
     WHERE @archived AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
       AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
       AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
+            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
+               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
+      AND (@worker = '' OR worker_id = @worker)
+      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
+      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
+      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
     ORDER BY id DESC LIMIT @limit)
 ORDER BY id DESC LIMIT @limit;
 
@@ -205,6 +224,7 @@ SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = @now,
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND attempt <= max_retries AND NOT cancel_requested
+      AND NOT pause_requested
     ORDER BY lease_until LIMIT @limit)
 RETURNING queue;
 
@@ -215,6 +235,7 @@ FROM skiplock_jobs j
 WHERE j.id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND (attempt > max_retries OR cancel_requested)
+      AND (cancel_requested OR NOT pause_requested)
     ORDER BY lease_until LIMIT @limit)
 RETURNING id, state;
 
@@ -368,3 +389,50 @@ ORDER BY id LIMIT @limit;
 DELETE FROM skiplock_jobs_archive
 WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
+
+-- name: JobMetricsLive
+SELECT queue, kind, state, count(*),
+       sum(attempt > 0 AND state IN ('pending', 'scheduled')),
+       coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
+FROM skiplock_jobs GROUP BY queue, kind, state;
+
+-- name: JobMetricsFinished
+SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
+WHERE finished_at > @since GROUP BY queue, kind, state;
+
+-- name: CounterList
+SELECT name, value FROM skiplock_counters;
+
+-- name: CounterAdd
+INSERT INTO skiplock_counters (name, value) VALUES (@name, @n)
+ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
+-- Pausing running jobs, and the requests a running job's process looks for.
+
+-- name: JobRequestPause
+UPDATE skiplock_jobs SET pause_requested = 1, updated_at = @now
+WHERE id = @id AND state = 'running' AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobPauseHeld
+-- The attempt is not spent: resumed, the job runs it again from its checkpoint.
+UPDATE skiplock_jobs
+SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = 0,
+    updated_at = @now
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running' AND pause_requested
+  AND NOT cancel_requested
+RETURNING {{cols}};
+
+-- name: JobRescuePaused
+UPDATE skiplock_jobs
+SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = 0,
+    updated_at = @now
+WHERE id IN (
+    SELECT id FROM skiplock_jobs
+    WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND pause_requested AND NOT cancel_requested
+    ORDER BY lease_until LIMIT @limit)
+RETURNING id;
+
+-- name: JobStopRequests
+-- By primary key: cheap enough to run every second for every running job.
+SELECT id, cancel_requested, pause_requested FROM skiplock_jobs
+WHERE id IN (SELECT value FROM json_each(@ids)) AND state = 'running' AND (cancel_requested OR pause_requested);

@@ -189,3 +189,47 @@ func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
 	r, err := st.QueueExists(ctx, name)
 	return r, e.read(err)
 }
+
+func (e executor) JobMetrics(ctx context.Context, window time.Duration) (*driver.Metrics, error) {
+	st, err := driver.As[driver.MetricsStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobMetrics(ctx, window)
+	return r, e.read(err)
+}
+
+func (e executor) CounterAdd(ctx context.Context, name string, n int64) error {
+	st, err := driver.As[driver.MetricsStore](e.Executor)
+	if err != nil {
+		return err
+	}
+	return e.write(st.CounterAdd(ctx, name, n))
+}
+
+func (e executor) JobRequestPause(ctx context.Context, id int64) (*driver.Job, error) {
+	st, err := driver.As[driver.StopStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobRequestPause(ctx, id)
+	return r, e.write(err)
+}
+
+func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.Job, error) {
+	st, err := driver.As[driver.StopStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobPauseHeld(ctx, h)
+	return r, e.write(err)
+}
+
+func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.StopRequest, error) {
+	st, err := driver.As[driver.StopStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobStopRequests(ctx, ids)
+	return r, e.read(err)
+}

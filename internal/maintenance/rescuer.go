@@ -17,7 +17,10 @@ type Rescuer struct {
 	Limit    int
 	// OnRequeue wakes workers when jobs went back to pending.
 	OnRequeue func()
-	Logger    *slog.Logger
+	// Counters, when set, keeps the cluster-wide rescue counts that
+	// metrics show.
+	Counters driver.MetricsStore
+	Logger   *slog.Logger
 
 	lookback lookback
 }
@@ -38,6 +41,7 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 			orLogger(r.Logger).Info("rescued jobs with expired leases", "requeued", res.Requeued,
 				"failed", res.Failed, "cancelled", res.Cancelled)
 		}
+		r.count(ctx, res)
 		if res.Requeued > 0 && r.OnRequeue != nil {
 			r.OnRequeue()
 		}
@@ -48,4 +52,21 @@ func (r *Rescuer) RunOnce(ctx context.Context) error {
 // Run rescues every Interval until ctx ends.
 func (r *Rescuer) Run(ctx context.Context) {
 	runEvery(ctx, "rescuer", r.Interval, orLogger(r.Logger), r.RunOnce)
+}
+
+// count adds a pass's rescues to the cluster-wide counters; a failure only
+// costs a metric, so it is logged.
+func (r *Rescuer) count(ctx context.Context, res driver.RescueResult) {
+	if r.Counters == nil {
+		return
+	}
+	for name, n := range map[string]int{driver.CounterRescuedRequeued: res.Requeued,
+		driver.CounterRescuedFailed: res.Failed, driver.CounterRescuedCancelled: res.Cancelled} {
+		if n == 0 {
+			continue
+		}
+		if err := r.Counters.CounterAdd(ctx, name, int64(n)); err != nil {
+			orLogger(r.Logger).Warn("counting rescued jobs", "counter", name, "err", err)
+		}
+	}
 }

@@ -126,3 +126,15 @@ func ReadOnlySwitch(t testing.TB, url string) (*pgdriver.Driver, *atomic.Bool) {
 	t.Cleanup(pool.Close)
 	return pgdriver.New(pool), readOnly
 }
+
+// Open answers a second driver, with a pool of its own, on a Schema's url:
+// another process sharing the database. Its pool closes when the test ends.
+func Open(t testing.TB, url string) *pgdriver.Driver {
+	t.Helper()
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pgdriver.New(pool)
+}

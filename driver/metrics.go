@@ -1,0 +1,52 @@
+package driver
+
+import (
+	"context"
+	"time"
+)
+
+// MetricsStore reads what a metrics scrape shows, for the whole cluster and
+// cheaply at any archive size: live jobs come from the hot table, finished
+// ones from a recent window of the archive (indexed by finished_at), and
+// counters from one small table.
+type MetricsStore interface {
+	// JobMetrics counts live jobs by queue, kind and state (one pass over
+	// the hot table), those of them waiting to retry, and jobs finished
+	// after now minus window, and reads the queues' settings.
+	JobMetrics(ctx context.Context, window time.Duration) (*Metrics, error)
+	// CounterAdd adds n to a cluster-wide counter kept in the database.
+	CounterAdd(ctx context.Context, name string, n int64) error
+}
+
+// MetricsCount is a number of jobs of one queue, kind and state.
+type MetricsCount struct {
+	Queue string
+	Kind  string
+	State JobState
+	N     int64
+	// OldestPendingAge is, in a count of pending jobs, how long the oldest
+	// of them has been due.
+	OldestPendingAge time.Duration
+}
+
+// Metrics is what JobMetrics reads.
+type Metrics struct {
+	// Live counts live jobs (pending, scheduled, waiting, running, paused).
+	Live []MetricsCount
+	// RetryWaiting counts live jobs that failed an attempt and wait for the
+	// next one (pending or scheduled with attempt > 0).
+	RetryWaiting []MetricsCount
+	// Finished counts jobs finished within the window, by final state.
+	Finished []MetricsCount
+	// Paused holds every queue with settings: true when it is paused.
+	Paused map[string]bool
+	// Counters are the cluster-wide counters (CounterAdd), by name.
+	Counters map[string]int64
+}
+
+// Counter names the library keeps.
+const (
+	CounterRescuedRequeued  = "rescued_requeued"
+	CounterRescuedFailed    = "rescued_failed"
+	CounterRescuedCancelled = "rescued_cancelled"
+)

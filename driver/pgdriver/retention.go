@@ -1,0 +1,200 @@
+package pgdriver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// partitionPrefix starts the name of every day partition of the archive.
+const partitionPrefix = "skiplock_jobs_archive_"
+
+// detachLockTimeout bounds the wait for the archive's lock when detaching a
+// partition: a detach queued behind a long reader would queue every
+// completion behind itself.
+const detachLockTimeout = "1s"
+
+// ArchiveSummary groups the archive; see driver.RetentionStore.
+func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.ArchiveGroup, error) {
+	rows, err := e.q.Query(ctx, q("ArchiveSummary"), now)
+	if err != nil {
+		return nil, fmt.Errorf("archive summary: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ArchiveGroup, error) {
+		var g driver.ArchiveGroup
+		var st string
+		err := r.Scan(scanTime(&g.Day), &st, &g.Queue, &g.Kind, &g.Jobs, &g.Held, scanTime(&g.Oldest), scanTime(&g.Newest), &g.Bytes)
+		g.State = driver.JobState(st)
+		return g, err
+	})
+}
+
+// ArchiveCountBefore counts part of one group; see driver.RetentionStore.
+func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before, now time.Time) (driver.ArchiveGroup, error) {
+	out := driver.ArchiveGroup{Day: g.Day, State: g.State, Queue: g.Queue, Kind: g.Kind}
+	err := e.q.QueryRow(ctx, q("ArchiveCountBefore"), g.Day, string(g.State), g.Queue, g.Kind,
+		g.Day.Add(24*time.Hour), before, now).Scan(&out.Jobs, &out.Held, scanTime(&out.Oldest), scanTime(&out.Newest), &out.Bytes)
+	if err != nil {
+		return out, fmt.Errorf("archive count: %w", err)
+	}
+	return out, nil
+}
+
+// ArchivePartitions lists the day partitions; see driver.RetentionStore.
+func (e executor) ArchivePartitions(ctx context.Context) ([]driver.ArchivePartition, error) {
+	rows, err := e.q.Query(ctx, q("ArchivePartitions"))
+	if err != nil {
+		return nil, fmt.Errorf("archive partitions: %w", err)
+	}
+	parts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ArchivePartition, error) {
+		var p driver.ArchivePartition
+		if err := r.Scan(&p.Name, &p.Bytes, &p.Detached); err != nil {
+			return p, err
+		}
+		day, err := time.Parse("20060102", strings.TrimPrefix(p.Name, partitionPrefix))
+		p.Day = day.UTC()
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive partitions: %w", err)
+	}
+	return parts, nil
+}
+
+// ArchiveExpired answers a page of expired jobs; see driver.RetentionStore.
+func (e executor) ArchiveExpired(ctx context.Context, p driver.ExpiredParams) ([]driver.ArchivedRef, error) {
+	var after int64
+	if p.After != nil {
+		after = p.After.ID
+	}
+	rows, err := e.q.Query(ctx, q("ArchiveExpired"), p.From, p.To, p.Before, p.Now, after, p.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("archive expired: %w", err)
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ArchivedRef, error) {
+		var ref driver.ArchivedRef
+		var st string
+		err := r.Scan(&ref.ID, &st, &ref.Queue, &ref.Kind, scanTime(&ref.FinishedAt))
+		ref.State = driver.JobState(st)
+		return ref, err
+	})
+}
+
+// ArchiveJobs answers archived jobs by id; see driver.RetentionStore.
+func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	jobs, err := scanJobs(e.q.Query(ctx, q("ArchiveJobs"), ids))
+	if err != nil {
+		return nil, fmt.Errorf("archive jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+// ArchiveDelete deletes archived jobs; see driver.RetentionStore.
+func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
+	rows, err := e.q.Query(ctx, q("ArchiveDelete"), ids, from, to, now)
+	if err != nil {
+		return nil, fmt.Errorf("delete archived jobs: %w", err)
+	}
+	gone, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("delete archived jobs: %w", err)
+	}
+	return gone, nil
+}
+
+// ArchiveDropPartition detaches, then drops, a day partition; see
+// driver.RetentionStore. The detach holds the archive's lock for a moment
+// (no scan); the drop that follows holds only the detached table.
+func (e executor) ArchiveDropPartition(ctx context.Context, name string, now time.Time) error {
+	if !strings.HasPrefix(name, partitionPrefix) || name == partitionPrefix+"default" {
+		return fmt.Errorf("drop archive partition: %q is not a day partition", name)
+	}
+	ident := pgx.Identifier{name}.Sanitize()
+	var attached bool
+	err := e.q.QueryRow(ctx, `SELECT relispartition FROM pg_class WHERE oid = to_regclass($1)`, name).Scan(&attached)
+	if err == pgx.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("drop archive partition %s: %w", name, err)
+	}
+	if attached {
+		// The leftovers go first, without the archive's lock: nothing new
+		// lands in a partition of a day long past.
+		if _, err := e.q.Exec(ctx, "DELETE FROM skiplock_unique_keys u USING "+ident+
+			" p WHERE u.job_id = p.id AND u.expires_at <= $1", now); err != nil {
+			return fmt.Errorf("drop archive partition %s: keys: %w", name, err)
+		}
+		if _, err := e.q.Exec(ctx, "DELETE FROM skiplock_job_deps d USING "+ident+" p WHERE d.job_id = p.id"); err != nil {
+			return fmt.Errorf("drop archive partition %s: dependencies: %w", name, err)
+		}
+		err := e.inTx(ctx, func(tx executor) error {
+			if _, err := tx.q.Exec(ctx, "SET LOCAL lock_timeout = '"+detachLockTimeout+"'"); err != nil {
+				return err
+			}
+			_, err := tx.q.Exec(ctx, "ALTER TABLE skiplock_jobs_archive DETACH PARTITION "+ident)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("detach archive partition %s: %w", name, err)
+		}
+	}
+	if _, err := e.q.Exec(ctx, "DROP TABLE IF EXISTS "+ident); err != nil {
+		return fmt.Errorf("drop archive partition %s: %w", name, err)
+	}
+	return nil
+}
+
+// JanitorRunSave records a run and trims the oldest; see
+// driver.RetentionStore.
+func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (int64, error) {
+	byState, err := json.Marshal(orEmpty(r.ByState))
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = e.inTx(ctx, func(tx executor) error {
+		err := tx.q.QueryRow(ctx, q("JanitorRunSave"), r.StartedAt, r.FinishedAt, r.Runner, r.DryRun, r.Forced,
+			r.Outcome, r.Message, r.Jobs, string(byState), r.Partitions, r.Bytes, r.Vaulted).Scan(&id)
+		if err != nil {
+			return err
+		}
+		_, err = tx.q.Exec(ctx, q("JanitorRunTrim"), driver.JanitorRunsKept)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("record janitor run: %w", err)
+	}
+	return id, nil
+}
+
+// JanitorRunList answers the newest runs; see driver.RetentionStore.
+func (e executor) JanitorRunList(ctx context.Context, limit int) ([]*driver.JanitorRun, error) {
+	rows, err := e.q.Query(ctx, q("JanitorRunList"), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list janitor runs: %w", err)
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (*driver.JanitorRun, error) {
+		r := &driver.JanitorRun{}
+		var byState []byte
+		err := row.Scan(&r.ID, scanTime(&r.StartedAt), scanTime(&r.FinishedAt), &r.Runner, &r.DryRun, &r.Forced, &r.Outcome,
+			&r.Message, &r.Jobs, &byState, &r.Partitions, &r.Bytes, &r.Vaulted)
+		if err != nil {
+			return nil, err
+		}
+		return r, json.Unmarshal(byState, &r.ByState)
+	})
+}
+
+func orEmpty(m map[driver.JobState]int64) map[driver.JobState]int64 {
+	if m == nil {
+		return map[driver.JobState]int64{}
+	}
+	return m
+}

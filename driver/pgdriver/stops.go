@@ -1,0 +1,55 @@
+package pgdriver
+
+import (
+	"context"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// JobRequestPause asks a running job to pause; see driver.StopStore.
+func (e executor) JobRequestPause(ctx context.Context, id int64) (*driver.Job, error) {
+	return scanOne(e.q.QueryRow(ctx, q("JobRequestPause"), id))
+}
+
+// JobPauseHeld pauses a held job asked to pause; see driver.StopStore.
+func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, q("JobPauseHeld"), h.ID, h.Attempt, h.WorkerID))
+	if err == driver.ErrNotFound {
+		return nil, driver.ErrLeaseLost
+	}
+	return j, err
+}
+
+// JobStopRequests answers the cancel and pause requests of running jobs.
+func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.StopRequest, error) {
+	rows, err := e.q.Query(ctx, q("JobStopRequests"), ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []driver.StopRequest
+	for rows.Next() {
+		var r driver.StopRequest
+		if err := rows.Scan(&r.ID, &r.Cancel, &r.Pause); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// rescuePaused pauses jobs asked to pause whose lease expired (JobRescue
+// runs it first: their workers stopped, or died).
+func (e executor) rescuePaused(ctx context.Context, limit int, since time.Time) (int, error) {
+	rows, err := e.q.Query(ctx, q("JobRescuePaused"), limit, since)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	return n, rows.Err()
+}

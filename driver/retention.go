@@ -1,0 +1,142 @@
+package driver
+
+import (
+	"context"
+	"time"
+)
+
+// ArchiveGroup counts the archived jobs finished on one UTC day in one
+// state, queue and kind.
+type ArchiveGroup struct {
+	// Day is the UTC midnight that starts the day of finished_at.
+	Day   time.Time
+	State JobState
+	Queue string
+	Kind  string
+	Jobs  int64
+	// Held counts jobs retention keeps whatever their age: a job that a
+	// live job still depends on, or whose idempotency key's window is open
+	// (deleting it would leave the key naming no job).
+	Held int64
+	// Oldest and Newest are the extreme finished_at of the group.
+	Oldest, Newest time.Time
+	// Bytes is the approximate stored size of the group's rows.
+	Bytes int64
+}
+
+// ArchivePartition is one day partition of the archive (PostgreSQL).
+type ArchivePartition struct {
+	Name string
+	// Day is the UTC midnight its range starts at.
+	Day   time.Time
+	Bytes int64
+	// Detached: left detached by a drop that did not finish; it holds no
+	// job the archive shows, and the next drop removes it.
+	Detached bool
+}
+
+// ArchivedRef names an archived job and what retention judges it by.
+type ArchivedRef struct {
+	ID         int64
+	State      JobState
+	Queue      string
+	Kind       string
+	FinishedAt time.Time
+}
+
+// ExpiredParams picks archived jobs finished in [From, To) and before
+// Before, in the driver's scan order, that are not held (see
+// ArchiveGroup.Held) at Now.
+type ExpiredParams struct {
+	From, To, Before, Now time.Time
+	// After is the last job of the previous page (nil for the first).
+	After *ArchivedRef
+	Limit int
+}
+
+// Outcomes of a JanitorRun.
+const (
+	JanitorOK      = "ok"
+	JanitorRefused = "refused"
+	JanitorFailed  = "failed"
+)
+
+// JanitorRun records one run of the janitor (retention).
+type JanitorRun struct {
+	ID         int64
+	StartedAt  time.Time
+	FinishedAt time.Time
+	// Runner is the client id of the process that ran it.
+	Runner string
+	DryRun bool
+	Forced bool
+	// Outcome is JanitorOK, JanitorRefused (by the safety check) or
+	// JanitorFailed; Message says why.
+	Outcome string
+	Message string
+	// Jobs deleted (a dry run: that would go), by state in ByState.
+	Jobs    int64
+	ByState map[JobState]int64
+	// Partitions dropped (or that would be), and the bytes freed.
+	Partitions int
+	Bytes      int64
+	// Vaulted counts jobs stored in the vault before they were deleted.
+	Vaulted int64
+}
+
+// RetentionStore holds the statements of the janitor. A live job is never
+// among what they read or delete: they act on the archive only.
+type RetentionStore interface {
+	// ArchiveSummary groups the whole archive by day, state, queue and
+	// kind; Held is judged at now.
+	ArchiveSummary(ctx context.Context, now time.Time) ([]ArchiveGroup, error)
+	// ArchiveCountBefore is ArchiveSummary's count of one group (day,
+	// state, queue, kind) restricted to jobs finished before `before`.
+	ArchiveCountBefore(ctx context.Context, g ArchiveGroup, before, now time.Time) (ArchiveGroup, error)
+	// ArchivePartitions lists the archive's day partitions, attached or
+	// left detached; none on a database without partitions.
+	ArchivePartitions(ctx context.Context) ([]ArchivePartition, error)
+	// ArchiveExpired answers up to p.Limit jobs that p picks.
+	ArchiveExpired(ctx context.Context, p ExpiredParams) ([]ArchivedRef, error)
+	// ArchiveJobs answers the archived jobs among ids, by id.
+	ArchiveJobs(ctx context.Context, ids []int64) ([]*Job, error)
+	// ArchiveDelete deletes the archived jobs among ids that are not held
+	// at now (finished in [from, to), which narrows the search), with their
+	// expired idempotency keys and dependency rows, in one short
+	// transaction; it answers the ids deleted.
+	ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error)
+	// ArchiveDropPartition deletes the expired (at now) idempotency keys and
+	// the dependency rows of the jobs in the day partition named, detaches
+	// it, then drops it; detaching waits at most a short lock timeout, so
+	// that it never queues the archive's writers behind a long reader.
+	ArchiveDropPartition(ctx context.Context, name string, now time.Time) error
+	// JanitorRunSave records a run (and keeps only the newest runs).
+	JanitorRunSave(ctx context.Context, r *JanitorRun) (int64, error)
+	// JanitorRunList answers the newest runs first.
+	JanitorRunList(ctx context.Context, limit int) ([]*JanitorRun, error)
+}
+
+// JanitorRunsKept is how many runs JanitorRunSave keeps.
+const JanitorRunsKept = 1000
+
+// JanitorGroup counts the jobs of one state and queue finished on one UTC
+// day that a janitor run deletes (or, dry, would).
+type JanitorGroup struct {
+	Day   time.Time
+	State JobState
+	Queue string
+	Jobs  int64
+	Bytes int64
+}
+
+// JanitorReport is what a janitor run did, or a dry run would do.
+type JanitorReport struct {
+	Run JanitorRun
+	// Archived counts the archive's jobs before the run; Held those kept
+	// whatever their age (see ArchiveGroup.Held).
+	Archived int64
+	Held     int64
+	Groups   []JanitorGroup
+	// Partitions are the day partitions dropped whole (PostgreSQL).
+	Partitions []ArchivePartition
+}

@@ -1,0 +1,2 @@
+DROP INDEX skiplock_unique_keys_job;
+DROP TABLE skiplock_janitor_runs;

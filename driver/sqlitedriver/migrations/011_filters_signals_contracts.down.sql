@@ -1,0 +1,3 @@
+ALTER TABLE skiplock_jobs DROP COLUMN pause_requested;
+DROP INDEX skiplock_jobs_archive_created;
+DROP INDEX skiplock_jobs_archive_worker;

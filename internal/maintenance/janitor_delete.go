@@ -1,0 +1,152 @@
+package maintenance
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// deletion carries out a plan: partitions first, then the expired jobs of
+// each day in pages, each page deleted in short batches.
+type deletion struct {
+	j       *Janitor
+	plan    *plan
+	opts    RunOptions
+	total   int64
+	done    int64
+	vaulted int64
+	byState map[driver.JobState]int64
+	dropped []driver.ArchivePartition
+}
+
+func (d *deletion) run(ctx context.Context) error {
+	for _, drop := range d.plan.drops {
+		if err := d.drop(ctx, drop); err != nil {
+			return err
+		}
+	}
+	for _, day := range d.plan.days {
+		if err := d.deleteDay(ctx, day); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drop stores a partition's jobs in the vault (when there is one), then
+// drops the partition.
+func (d *deletion) drop(ctx context.Context, drop dropPlan) error {
+	if d.j.Vault != nil && !drop.part.Detached {
+		p := driver.ExpiredParams{From: drop.part.Day, To: drop.part.Day.Add(day), Before: drop.part.Day.Add(day),
+			Now: d.plan.now, Limit: d.j.PageSize}
+		for {
+			refs, err := d.j.Store.ArchiveExpired(ctx, p)
+			if err != nil {
+				return err
+			}
+			for start := 0; start < len(refs); start += d.j.BatchSize {
+				if err := d.store(ctx, refIDs(refs[start:min(start+d.j.BatchSize, len(refs))])); err != nil {
+					return err
+				}
+			}
+			if len(refs) < p.Limit {
+				break
+			}
+			p.After = &refs[len(refs)-1]
+		}
+	}
+	if err := d.j.Store.ArchiveDropPartition(ctx, drop.part.Name, d.plan.now); err != nil {
+		return err
+	}
+	d.dropped = append(d.dropped, drop.part)
+	for _, g := range drop.jobs {
+		d.done += g.Jobs
+		d.byState[g.State] += g.Jobs
+	}
+	d.progress()
+	return nil
+}
+
+// deleteDay deletes the expired jobs finished on one day.
+func (d *deletion) deleteDay(ctx context.Context, dp dayPlan) error {
+	p := driver.ExpiredParams{From: dp.day, To: dp.day.Add(day), Before: dp.before, Now: d.plan.now,
+		Limit: d.j.PageSize}
+	for {
+		refs, err := d.j.Store.ArchiveExpired(ctx, p)
+		if err != nil {
+			return err
+		}
+		var batch []driver.ArchivedRef
+		for i, ref := range refs {
+			if d.j.Policy.expired(ref, d.plan.now) {
+				batch = append(batch, ref)
+			}
+			if len(batch) == d.j.BatchSize || (i == len(refs)-1 && len(batch) > 0) {
+				if err := d.deleteBatch(ctx, dp, batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		if len(refs) < p.Limit {
+			return nil
+		}
+		p.After = &refs[len(refs)-1]
+	}
+}
+
+// deleteBatch deletes one batch of jobs, after the vault stored them.
+func (d *deletion) deleteBatch(ctx context.Context, dp dayPlan, batch []driver.ArchivedRef) error {
+	ids := refIDs(batch)
+	if d.j.Vault != nil {
+		if err := d.store(ctx, ids); err != nil {
+			return err
+		}
+	}
+	gone, err := d.j.Store.ArchiveDelete(ctx, ids, dp.day, dp.day.Add(day), d.plan.now)
+	if err != nil {
+		return err
+	}
+	state := make(map[int64]driver.JobState, len(batch))
+	for _, r := range batch {
+		state[r.ID] = r.State
+	}
+	for _, id := range gone {
+		d.byState[state[id]]++
+	}
+	d.done += int64(len(gone))
+	d.progress()
+	return ctx.Err()
+}
+
+// store hands jobs to the vault; the run stops at its first refusal, so
+// that nothing it did not accept is deleted.
+func (d *deletion) store(ctx context.Context, ids []int64) error {
+	jobs, err := d.j.Store.ArchiveJobs(ctx, ids)
+	if err != nil {
+		return err
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	if err := d.j.Vault.Store(ctx, jobs); err != nil {
+		return fmt.Errorf("vault: %w (nothing it did not store was deleted)", err)
+	}
+	d.vaulted += int64(len(jobs))
+	return nil
+}
+
+func (d *deletion) progress() {
+	if d.opts.Progress != nil {
+		d.opts.Progress(d.done, d.total)
+	}
+}
+
+func refIDs(refs []driver.ArchivedRef) []int64 {
+	ids := make([]int64, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
+	return ids
+}

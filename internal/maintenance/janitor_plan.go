@@ -1,0 +1,193 @@
+package maintenance
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+const day = 24 * time.Hour
+
+// plan is what a janitor run is to delete, read before it deletes anything.
+type plan struct {
+	now      time.Time
+	archived int64
+	held     int64
+	// expiring holds, per group of the summary, the part past retention
+	// and not held.
+	expiring []driver.ArchiveGroup
+	// days are the days with expiring jobs, oldest first, with the latest
+	// cutoff among their groups (no job finished after it expires).
+	days []dayPlan
+	// drops are the partitions to drop whole: every job in them expired.
+	drops []dropPlan
+	// newest is the latest finished_at among the expiring jobs.
+	newest time.Time
+}
+
+type dayPlan struct {
+	day    time.Time
+	before time.Time
+}
+
+type dropPlan struct {
+	part driver.ArchivePartition
+	jobs []driver.ArchiveGroup
+}
+
+// makePlan reads the archive's summary and judges each group by the policy.
+func (c *Janitor) makePlan(ctx context.Context, now time.Time) (*plan, error) {
+	groups, err := c.Store.ArchiveSummary(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := c.Store.ArchivePartitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{now: now}
+	whole := map[time.Time]bool{} // day → every job of it expired
+	byDay := map[time.Time][]driver.ArchiveGroup{}
+	before := map[time.Time]time.Time{}
+	for _, g := range groups {
+		p.archived += g.Jobs
+		p.held += g.Held
+		if _, seen := whole[g.Day]; !seen {
+			whole[g.Day] = true
+		}
+		byDay[g.Day] = append(byDay[g.Day], g)
+		keep := c.Policy.keep(g.State, g.Queue, g.Kind)
+		if keep < 0 {
+			whole[g.Day] = false
+			continue
+		}
+		cutoff := now.Add(-keep)
+		exp := g
+		switch {
+		case g.Newest.Before(cutoff):
+		case !g.Oldest.Before(cutoff):
+			whole[g.Day] = false
+			continue
+		default:
+			if exp, err = c.Store.ArchiveCountBefore(ctx, g, cutoff, now); err != nil {
+				return nil, err
+			}
+			whole[g.Day] = false
+		}
+		if exp.Held > 0 {
+			whole[g.Day] = false
+			exp.Bytes -= exp.Bytes * exp.Held / max(exp.Jobs, 1)
+			exp.Jobs -= exp.Held
+		}
+		if exp.Jobs <= 0 {
+			continue
+		}
+		p.expiring = append(p.expiring, exp)
+		if exp.Newest.After(p.newest) {
+			p.newest = exp.Newest
+		}
+		if cutoff.After(before[g.Day]) {
+			before[g.Day] = cutoff
+		}
+	}
+	for d, b := range before {
+		p.days = append(p.days, dayPlan{day: d, before: b})
+	}
+	slices.SortFunc(p.days, func(a, b dayPlan) int { return a.day.Compare(b.day) })
+	p.drops = c.drops(parts, byDay, whole, now)
+	return p, nil
+}
+
+func hasDay(m map[time.Time][]driver.ArchiveGroup, d time.Time) bool {
+	_, ok := m[d]
+	return ok
+}
+
+// drops picks the partitions to drop: left detached by an unfinished drop,
+// or every job in them expired (or none there) and their day over for
+// longer than the shortest retention, so that no job can still land there.
+func (c *Janitor) drops(parts []driver.ArchivePartition, byDay map[time.Time][]driver.ArchiveGroup,
+	whole map[time.Time]bool, now time.Time) []dropPlan {
+	shortest, ok := c.Policy.shortest()
+	var out []dropPlan
+	for _, part := range parts {
+		switch {
+		case part.Detached:
+			out = append(out, dropPlan{part: part})
+		case !ok || part.Day.Add(day).After(now.Add(-shortest)):
+		case !hasDay(byDay, part.Day) || whole[part.Day]:
+			out = append(out, dropPlan{part: part, jobs: byDay[part.Day]})
+		}
+	}
+	return out
+}
+
+// refusal answers why the safety check refuses the plan, or "".
+func (c *Janitor) refusal(p *plan) string {
+	var jobs int64
+	for _, g := range p.expiring {
+		jobs += g.Jobs
+	}
+	if jobs > c.MinShareJobs && float64(jobs) > c.MaxShare*float64(p.archived) {
+		return fmt.Sprintf("would delete %d of %d archived jobs (%.0f%%), more than the safety share of %.0f%%; "+
+			"check with a dry run, then force it", jobs, p.archived, 100*float64(jobs)/float64(p.archived), 100*c.MaxShare)
+	}
+	if jobs > 0 && p.newest.After(p.now.Add(-c.Floor)) {
+		return fmt.Sprintf("would delete jobs finished as recently as %s, within the floor of %s; "+
+			"check with a dry run, then force it", p.newest.Format(time.RFC3339), c.Floor)
+	}
+	return ""
+}
+
+// report answers the plan as a report of what the run deletes.
+func (p *plan) report() *driver.JanitorReport {
+	r := &driver.JanitorReport{Archived: p.archived, Held: p.held}
+	type key struct {
+		day   time.Time
+		state driver.JobState
+		queue string
+	}
+	sums := map[key]*driver.JanitorGroup{}
+	r.Run.ByState = map[driver.JobState]int64{}
+	for _, g := range p.expiring {
+		k := key{g.Day, g.State, g.Queue}
+		if sums[k] == nil {
+			sums[k] = &driver.JanitorGroup{Day: g.Day, State: g.State, Queue: g.Queue}
+		}
+		sums[k].Jobs += g.Jobs
+		sums[k].Bytes += g.Bytes
+		r.Run.Jobs += g.Jobs
+		r.Run.ByState[g.State] += g.Jobs
+		r.Run.Bytes += g.Bytes
+	}
+	for _, g := range sums {
+		r.Groups = append(r.Groups, *g)
+	}
+	slices.SortFunc(r.Groups, func(a, b driver.JanitorGroup) int {
+		if c := a.Day.Compare(b.Day); c != 0 {
+			return c
+		}
+		if a.State != b.State {
+			return cmpString(string(a.State), string(b.State))
+		}
+		return cmpString(a.Queue, b.Queue)
+	})
+	for _, d := range p.drops {
+		r.Partitions = append(r.Partitions, d.part)
+	}
+	r.Run.Partitions = len(p.drops)
+	return r
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/skiplock/skiplock"
+)
+
+// listFilters reads GET /v1/jobs's filters beyond state, kind, queue, tenant
+// and workflow_id: tag (repeatable), metadata=KEY:VALUE (repeatable),
+// worker_id, error_type, and created_/finished_ after/before (RFC 3339).
+func listFilters(q url.Values, lp *skiplock.JobListParams) error {
+	for _, t := range q["tag"] {
+		if err := checkText("tag", t, maxKeyBytes); err != nil {
+			return err
+		}
+		if t == "" {
+			return badRequest("tag", "must not be empty")
+		}
+		lp.Tags = append(lp.Tags, t)
+	}
+	for _, pair := range q["metadata"] {
+		if err := checkText("metadata", pair, maxKeyBytes); err != nil {
+			return err
+		}
+	}
+	meta, err := MetadataFilter(q["metadata"])
+	if err != nil {
+		return badRequest("metadata", "%s", err)
+	}
+	lp.Metadata = meta
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"worker_id", &lp.WorkerID}, {"error_type", &lp.ErrorType}} {
+		v := q.Get(f.name)
+		if err := checkText(f.name, v, maxKeyBytes); err != nil {
+			return err
+		}
+		*f.dst = v
+	}
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{{"created_after", &lp.CreatedAfter}, {"created_before", &lp.CreatedBefore},
+		{"finished_after", &lp.FinishedAfter}, {"finished_before", &lp.FinishedBefore}} {
+		v := q.Get(f.name)
+		if v == "" {
+			continue
+		}
+		at, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return badRequest(f.name, "must be an RFC 3339 time, got %q", truncate(v, 40))
+		}
+		*f.dst = at
+	}
+	return nil
+}
+
+// MetadataFilter reads KEY:VALUE pairs into a metadata filter. VALUE is
+// taken as JSON when it is JSON (5, true, "5", {"a":1}), else as a string
+// (acme); a key may repeat only with the same value.
+func MetadataFilter(pairs []string) (map[string]any, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]any, len(pairs))
+	for _, pair := range pairs {
+		k, v, ok := strings.Cut(pair, ":")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("%q: want KEY:VALUE", pair)
+		}
+		if strings.ContainsRune(k, '"') {
+			return nil, fmt.Errorf("key %q: must not contain '\"'", k)
+		}
+		var val any = v
+		var parsed any
+		if json.Unmarshal([]byte(v), &parsed) == nil {
+			val = parsed
+		}
+		if old, dup := out[k]; dup {
+			a, _ := json.Marshal(old)
+			b, _ := json.Marshal(val)
+			if string(a) != string(b) {
+				return nil, fmt.Errorf("key %q: given twice with different values", k)
+			}
+		}
+		out[k] = val
+	}
+	return out, nil
+}
