@@ -208,7 +208,7 @@ func TestScheduledJobIsPromoted(t *testing.T) {
 	t.Parallel()
 	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error { return nil }, nil)
 	b.start(t)
-	res, err := b.client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{Delay: 300 * time.Millisecond})
+	res, err := b.client.Insert(b.ctx, sleepArgs{}, &skiplock.InsertOpts{Delay: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,14 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 	var mu sync.Mutex
 	runs := map[int]int{}
 	var order []int
+	// The backlog's jobs after the tenth wait until the urgent jobs are in,
+	// so that they are inserted while most of the backlog is still to run,
+	// however slow the machine.
+	gate := make(chan struct{})
 	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
+		if j.Args.N >= 10 && j.Args.N < 1000 {
+			<-gate
+		}
 		time.Sleep(5 * time.Millisecond)
 		mu.Lock()
 		runs[j.Args.N]++
@@ -412,6 +419,7 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 	if _, err := b.client.InsertMany(b.ctx, urgent); err != nil {
 		t.Fatal(err)
 	}
+	close(gate)
 	waitRuns(t, &mu, runs, backlog+len(urgent))
 	mu.Lock()
 	defer mu.Unlock()

@@ -81,6 +81,27 @@ type StatsStore interface {
 	// JobChangedSince answers jobs, live or archived, updated after since,
 	// oldest change first (the event feed; the hot table is small).
 	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)
+	// JobActivity counts the jobs finished at or after since, by state and
+	// by bucket of the given width (bucket 0 starts at since), and the
+	// workers holding running jobs. It reads only recent archive rows and
+	// the running jobs, so it stays fast however large the archive grows.
+	JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*Activity, error)
+}
+
+// Activity is what JobActivity counts.
+type Activity struct {
+	// Finished holds one count per bucket and state that had any job.
+	Finished []ActivityCount
+	// Running counts running jobs; RunningWorkers the distinct workers
+	// holding them.
+	Running, RunningWorkers int64
+}
+
+// ActivityCount is the jobs of one state finished in one bucket.
+type ActivityCount struct {
+	Bucket int
+	State  JobState
+	N      int64
 }
 
 // Stats are totals over all jobs.

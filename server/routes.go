@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+
+	"github.com/skiplock/skiplock/server/dashboard"
 )
 
 // perm is what a route needs of a token's role.
@@ -54,6 +56,8 @@ func (s *Server) buildHandler() http.Handler {
 	handle("GET /v1/janitor", permRead, s.janitorStatus)
 	handle("GET /metrics", permRead, s.serveMetrics)
 	handle("GET /healthz", permNone, s.healthz)
+	handle("GET /v1/activity", permRead, s.activity)
+	dashboard.New(dashboard.Config{Client: s.client, Backend: dashboardBackend{s}, Logger: s.log}).Register(mux)
 	return s.recoverer(s.jsonFallback(mux))
 }
 

@@ -418,6 +418,13 @@ SELECT state, kind, count(*) FROM skiplock_jobs_archive GROUP BY state, kind;
 SELECT state, count(*) FILTER (WHERE finished_at > now() - interval '1 minute'), count(*)
 FROM skiplock_jobs_archive WHERE finished_at > now() - interval '1 hour' GROUP BY state;
 
+-- name: JobActivityFinished
+SELECT floor(extract(epoch FROM finished_at - $1::timestamptz) / $2::float8)::int, state, count(*)
+FROM skiplock_jobs_archive WHERE finished_at >= $1::timestamptz GROUP BY 1, 2;
+
+-- name: JobActivityRunning
+SELECT count(*), count(DISTINCT worker_id) FROM skiplock_jobs WHERE state = 'running';
+
 -- name: TokenCreate
 INSERT INTO skiplock_tokens (name, hash, role, tenant) VALUES ($1, $2, $3, $4)
 RETURNING id, name, hash, role, tenant, created_at;

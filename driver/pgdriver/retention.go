@@ -97,7 +97,7 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 
 // ArchiveDelete deletes archived jobs; see driver.RetentionStore.
 func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
-	rows, err := e.q.Query(ctx, q("ArchiveDelete"), ids, from, to, now)
+	rows, err := e.q.Query(ctx, q("RetentionDelete"), ids, from, to, now)
 	if err != nil {
 		return nil, fmt.Errorf("delete archived jobs: %w", err)
 	}

@@ -48,7 +48,7 @@ LIMIT $6;
 -- name: ArchiveJobs
 SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = ANY($1::bigint[]) ORDER BY id;
 
--- name: ArchiveDelete
+-- name: RetentionDelete
 -- Deletes the jobs among $1 finished in [$2, $3) that are not held at $4,
 -- with their expired window keys and their dependency rows.
 WITH gone AS (

@@ -101,3 +101,25 @@ func (e executor) TokenCount(ctx context.Context) (int, error) {
 	err := e.q.QueryRow(ctx, q("TokenCount")).Scan(&n)
 	return n, err
 }
+
+func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
+	a := &driver.Activity{}
+	rows, err := e.q.Query(ctx, q("JobActivityFinished"), since, bucket.Seconds())
+	if err != nil {
+		return nil, err
+	}
+	a.Finished, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ActivityCount, error) {
+		var c driver.ActivityCount
+		var state string
+		err := r.Scan(&c.Bucket, &state, &c.N)
+		c.State = driver.JobState(state)
+		return c, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := e.q.QueryRow(ctx, q("JobActivityRunning")).Scan(&a.Running, &a.RunningWorkers); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

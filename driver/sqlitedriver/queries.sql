@@ -340,6 +340,13 @@ SELECT state, kind, count(*) FROM skiplock_jobs_archive GROUP BY state, kind;
 SELECT state, sum(finished_at > @now - 60000000), count(*)
 FROM skiplock_jobs_archive WHERE finished_at > @now - 3600000000 GROUP BY state;
 
+-- name: JobActivityFinished
+SELECT (finished_at - @since) / @bucket_micros, state, count(*)
+FROM skiplock_jobs_archive WHERE finished_at >= @since GROUP BY 1, 2;
+
+-- name: JobActivityRunning
+SELECT count(*), count(DISTINCT worker_id) FROM skiplock_jobs WHERE state = 'running';
+
 -- name: TokenCreate
 INSERT INTO skiplock_tokens (name, hash, role, tenant, created_at) VALUES (@name, @hash, @role, @tenant, @now)
 RETURNING id, name, hash, role, tenant, created_at;

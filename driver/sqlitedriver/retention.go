@@ -102,7 +102,7 @@ func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now 
 	var gone []int64
 	err := e.inTx(ctx, func(tx executor) error {
 		var err error
-		gone, err = scanIDs(tx.wquery(ctx, "ArchiveDelete", sql.Named("ids", jsonText(ids)),
+		gone, err = scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("ids", jsonText(ids)),
 			sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
 		if err != nil || len(gone) == 0 {
 			return err

@@ -40,7 +40,7 @@ LIMIT @limit;
 -- name: ArchiveJobs
 SELECT {{cols}} FROM skiplock_jobs_archive WHERE id IN (SELECT value FROM json_each(@ids)) ORDER BY id;
 
--- name: ArchiveDelete
+-- name: RetentionDelete
 -- Deletes the jobs among @ids finished in [@from, @to) that are not held at @now.
 DELETE FROM skiplock_jobs_archive AS a
 WHERE a.id IN (SELECT value FROM json_each(@ids)) AND a.finished_at >= @from AND a.finished_at < @to

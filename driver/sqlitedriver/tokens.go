@@ -101,3 +101,23 @@ func (e executor) TokenCount(ctx context.Context) (int, error) {
 	err := e.r.QueryRowContext(ctx, q("TokenCount")).Scan(&n)
 	return n, err
 }
+
+func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
+	a := &driver.Activity{}
+	var err error
+	a.Finished, err = collect(func(s scanner) (driver.ActivityCount, error) {
+		var c driver.ActivityCount
+		var state string
+		err := s.Scan(&c.Bucket, &state, &c.N)
+		c.State = driver.JobState(state)
+		return c, err
+	})(e.rquery(ctx, "JobActivityFinished", sql.Named("since", since.UnixMicro()),
+		sql.Named("bucket_micros", max(bucket.Microseconds(), 1))))
+	if err != nil {
+		return nil, err
+	}
+	if err := e.r.QueryRowContext(ctx, q("JobActivityRunning")).Scan(&a.Running, &a.RunningWorkers); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

@@ -32,7 +32,11 @@ func MustParse(driver, src string, columns []string) *Set {
 	s := &Set{driver: driver, columns: columns, byName: map[string]string{}}
 	for _, part := range strings.Split(src, "-- name: ")[1:] {
 		name, body, _ := strings.Cut(part, "\n")
-		s.byName[strings.TrimSpace(name)] = colsMacro.ReplaceAllStringFunc(strings.TrimSpace(body), s.expandCols)
+		name = strings.TrimSpace(name)
+		if _, dup := s.byName[name]; dup {
+			panic(fmt.Sprintf("%s: two statements are named %s", driver, name))
+		}
+		s.byName[name] = colsMacro.ReplaceAllStringFunc(strings.TrimSpace(body), s.expandCols)
 	}
 	return s
 }

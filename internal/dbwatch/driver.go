@@ -213,6 +213,15 @@ func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
 	return r, e.read(err)
 }
 
+func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
+	st, err := driver.As[driver.StatsStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobActivity(ctx, since, bucket)
+	return r, e.read(err)
+}
+
 func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (driver.PromoteResult, error) {
 	r, err := e.Executor.JobPromoteScheduled(ctx, limit, since)
 	return r, e.write(err)

@@ -1,0 +1,164 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/skiplock/skiplock"
+)
+
+// jobAction retries, cancels, pauses or resumes one job, then shows it.
+func (d *Dashboard) jobAction(w http.ResponseWriter, r *http.Request, v *view) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	acts := map[string]func(context.Context, int64) (*skiplock.JobRow, error){
+		"retry": d.client.JobRetry, "cancel": d.client.JobCancel,
+		"pause": d.client.JobPause, "resume": d.client.JobResume,
+	}
+	act, ok := acts[r.PathValue("action")]
+	if !ok {
+		return &pageError{status: http.StatusNotFound, msg: fmt.Sprintf("no job action %q", r.PathValue("action"))}
+	}
+	if _, err := d.visibleJob(r.Context(), v.P, id); err != nil {
+		return err
+	}
+	if _, err := act(r.Context(), id); err != nil {
+		return err
+	}
+	http.Redirect(w, r, fmt.Sprintf("/jobs/%d", id), http.StatusSeeOther)
+	return nil
+}
+
+// queueAction pauses or resumes a queue, which counts every tenant's jobs.
+func (d *Dashboard) queueAction(w http.ResponseWriter, r *http.Request, v *view) error {
+	if err := unscoped(v.P); err != nil {
+		return err
+	}
+	name := r.PathValue("queue")
+	var err error
+	switch r.PathValue("action") {
+	case "pause":
+		err = d.client.QueuePause(r.Context(), name)
+	case "resume":
+		err = d.client.QueueResume(r.Context(), name)
+	default:
+		return &pageError{status: http.StatusNotFound, msg: fmt.Sprintf("no queue action %q", r.PathValue("action"))}
+	}
+	if err != nil {
+		return err
+	}
+	http.Redirect(w, r, "/queues", http.StatusSeeOther)
+	return nil
+}
+
+func unscoped(p *Principal) error {
+	if p.Scoped {
+		return &pageError{status: http.StatusForbidden,
+			msg: "this page counts the jobs of every tenant; it needs a token without a tenant scope"}
+	}
+	return nil
+}
+
+type bulkData struct {
+	Action  string
+	Filter  jobFilter
+	Query   url.Values
+	Matched int
+	Back    string
+}
+
+// bulkParams reads the action and the jobs page's filter of a bulk call.
+func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, error) {
+	f, err := readFilter(q)
+	if err != nil {
+		return skiplock.BulkParams{}, f, err
+	}
+	if f.Narrow() {
+		return skiplock.BulkParams{}, f, &pageError{status: http.StatusBadRequest,
+			msg: "bulk actions filter by state, kind, queue and tenant; clear the other filters first"}
+	}
+	action := skiplock.BulkAction(q.Get("action"))
+	if action != skiplock.BulkRetry && action != skiplock.BulkCancel {
+		return skiplock.BulkParams{}, f, &pageError{status: http.StatusBadRequest,
+			msg: fmt.Sprintf("action: want retry or cancel, got %q", q.Get("action"))}
+	}
+	if f.Empty() && action == skiplock.BulkRetry {
+		f.States = []string{string(skiplock.StateFailed)} // "retry failed…" on an unfiltered list
+	}
+	bp := skiplock.BulkParams{Action: action}
+	for _, st := range f.States {
+		bp.Filter.States = append(bp.Filter.States, skiplock.JobState(st))
+	}
+	if f.Kind != "" {
+		bp.Filter.Kinds = []string{f.Kind}
+	}
+	if f.Queue != "" {
+		bp.Filter.Queues = []string{f.Queue}
+	}
+	var tenant *string
+	if f.Tenant != "" {
+		tenant = &f.Tenant
+	}
+	bp.Filter.Tenant = p.tenantFilter(tenant)
+	return bp, f, nil
+}
+
+// filterQuery is the jobs page's query of f, for links back to it.
+func filterQuery(f jobFilter) url.Values {
+	q := url.Values{}
+	for _, st := range f.States {
+		q.Add("state", st)
+	}
+	for k, val := range map[string]string{"kind": f.Kind, "queue": f.Queue, "tenant": f.Tenant} {
+		if val != "" {
+			q.Set(k, val)
+		}
+	}
+	return q
+}
+
+// bulkConfirm counts what a bulk action would touch and asks to confirm.
+func (d *Dashboard) bulkConfirm(w http.ResponseWriter, r *http.Request, v *view) error {
+	if !v.P.CanAct() {
+		return &pageError{status: http.StatusForbidden, msg: fmt.Sprintf("role %q may look but not act; an admin token may", v.P.Role)}
+	}
+	bp, f, err := bulkParams(r.URL.Query(), v.P)
+	if err != nil {
+		return err
+	}
+	bp.DryRun = true
+	res, err := d.client.JobsBulk(r.Context(), bp)
+	if err != nil {
+		return err
+	}
+	v.Page, v.Title = "jobs", "Confirm bulk "+string(bp.Action)
+	v.Data = &bulkData{Action: string(bp.Action), Filter: f, Query: filterQuery(f), Matched: res.Matched,
+		Back: withQuery("/jobs", filterQuery(f))}
+	d.render(w, "bulk", v)
+	return nil
+}
+
+// bulk acts on every job the filter picks, then shows how many it changed.
+func (d *Dashboard) bulk(w http.ResponseWriter, r *http.Request, v *view) error {
+	if err := r.ParseForm(); err != nil {
+		return &pageError{status: http.StatusBadRequest, msg: "unreadable form"}
+	}
+	bp, f, err := bulkParams(r.PostForm, v.P)
+	if err != nil {
+		return err
+	}
+	res, err := d.client.JobsBulk(r.Context(), bp)
+	if err != nil {
+		return err
+	}
+	d.log.Info("dashboard bulk action", "action", bp.Action, "matched", res.Matched, "done", res.Done, "by", v.P.Name)
+	q := filterQuery(f)
+	q.Set("done", fmt.Sprintf("%s %s of %s jobs", string(bp.Action)+" applied to", strconv.Itoa(res.Done), strconv.Itoa(res.Matched)))
+	http.Redirect(w, r, withQuery("/jobs", q), http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,179 @@
+package dashboard_test
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/skiplock/skiplock/internal/pgtest"
+)
+
+// TestDashboardInBrowser drives headless Chromium against a real `skiplock
+// serve` on each database: log in, see a job appear live, open it (its
+// payload shown, never run), follow a running job's progress, retry a
+// failed job, cancel a running one, pause a queue, apply a bulk retry;
+// a viewer cannot act and a tenant token cannot see another tenant.
+func TestDashboardInBrowser(t *testing.T) {
+	chrome := startChromium(t)
+	dbs := map[string]func(t *testing.T) string{
+		"sqlite": func(t *testing.T) string { return filepath.Join(t.TempDir(), "dash.db") },
+		"postgres": func(t *testing.T) string {
+			_, url := pgtest.Schema(t)
+			return url
+		},
+	}
+	for name, db := range dbs {
+		t.Run(name, func(t *testing.T) {
+			s := serve(t, db(t))
+			admin := s.token("--role", "admin")
+			viewer := s.token("--role", "viewer")
+			acme := s.token("--role", "admin", "--tenant", "acme")
+			dashboardAsAdmin(t, newBrowser(t, chrome, s.base, shotDir(t, name)), s, admin)
+			dashboardAsViewer(t, newBrowser(t, chrome, s.base, ""), s, admin, viewer)
+			dashboardAsTenant(t, newBrowser(t, chrome, s.base, ""), s, admin, acme)
+		})
+	}
+}
+
+func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
+	b.login(admin)
+
+	// A job enqueued while the list is open appears without a reload.
+	b.do("open jobs", b.open("/jobs"), chromedp.WaitVisible(chromedp.ID("jobs")))
+	eval[bool](b, `new Promise(r => { const t = setInterval(() => { if (document.body.classList.contains("connected")) { clearInterval(t); r(true) } }, 20) })`)
+	j := s.enqueue(admin, map[string]any{"kind": "email", "queue": "mail", "workflow_id": "wf-1",
+		"payload": map[string]any{"to": "ann@example.com", "html": "<script>window.pwned=1</script>"}})
+	for _, kind := range []string{"thumbnail", "publish"} {
+		s.enqueue(admin, map[string]any{"kind": kind, "workflow_id": "wf-1", "depends_on": []int64{j.ID}})
+	}
+	b.do("see the job appear live", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, j.ID))))
+
+	// Its page shows the payload as text; the script in it never runs.
+	b.do("open the job", b.open(fmt.Sprintf("/jobs/%d", j.ID)), chromedp.WaitVisible(chromedp.ID("payload")))
+	b.waitText("#payload", "<script>window.pwned=1</script>")
+	if eval[bool](b, `window.pwned === 1`) {
+		t.Fatal("a payload's script ran")
+	}
+
+	// A running job's progress and checkpoint follow its heartbeats live.
+	run := s.enqueue(admin, map[string]any{"kind": "transcode", "queue": "video", "workflow_id": "wf-1"})
+	s.claim(admin, "video", "w-1")
+	b.do("open the running job", b.open(fmt.Sprintf("/jobs/%d", run.ID)), chromedp.WaitVisible(chromedp.ID("progress")))
+	eval[bool](b, `new Promise(r => { const t = setInterval(() => { if (document.body.classList.contains("connected")) { clearInterval(t); r(true) } }, 20) })`)
+	s.api(admin, "POST", fmt.Sprintf("/v1/jobs/%d/heartbeat", run.ID), map[string]any{"worker_id": "w-1",
+		"progress": 40, "progress_message": "pass 1 of 2", "checkpoint": map[string]any{"frame": 1200}}, &struct{}{})
+	b.waitText("#progress-text", "40%")
+	b.waitText("#checkpoint", "1200")
+	b.waitText("#worker", "w-1")
+	b.screenshot("job")
+
+	// Cancel the running job: it ends cancelled once its worker stops.
+	b.do("cancel the running job", chromedp.Click(chromedp.CSS(`button[value="Cancel"]`)))
+	b.waitText(".facts", "requested")
+	var hb struct {
+		CancelRequested bool `json:"cancel_requested"`
+	}
+	s.api(admin, "POST", fmt.Sprintf("/v1/jobs/%d/heartbeat", run.ID), map[string]any{"worker_id": "w-1"}, &hb)
+	if !hb.CancelRequested {
+		t.Fatal("the worker was not told of the cancel")
+	}
+	s.api(admin, "POST", fmt.Sprintf("/v1/jobs/%d/complete", run.ID), map[string]any{"worker_id": "w-1"}, &struct{}{})
+	b.waitText("#state", "cancelled")
+
+	// Retry a failed job from its page.
+	f := s.failed(admin, "flaky")
+	b.do("open the failed job", b.open(fmt.Sprintf("/jobs/%d", f.ID)), chromedp.WaitVisible(chromedp.ID("state")))
+	b.waitText(".attempt", "it broke")
+	b.do("retry", chromedp.Click(chromedp.CSS(`button[value="Retry"]`)))
+	b.waitText("#state", "pending")
+	if got := s.job(admin, f.ID); got.State != "pending" {
+		t.Fatalf("retried job is %s", got.State)
+	}
+
+	// Bulk retry: the confirmation counts the jobs, then all are retried.
+	var failed []apiJob
+	for range 3 {
+		failed = append(failed, s.failed(admin, "bulky"))
+	}
+	b.do("filter failed bulky jobs", b.open("/jobs?state=failed&kind=bulky"), chromedp.WaitVisible(chromedp.ID("bulk-retry")))
+	b.screenshot("jobs")
+	b.do("ask for a bulk retry", chromedp.Click(chromedp.ID("bulk-retry")), chromedp.WaitVisible(chromedp.ID("matched")))
+	b.waitText("#matched", "3")
+	b.screenshot("bulk")
+	b.do("confirm", chromedp.Click(chromedp.ID("confirm")), chromedp.WaitVisible(chromedp.ID("flash")))
+	b.waitText("#flash", "3 of 3")
+	for _, j := range failed {
+		if got := s.job(admin, j.ID); got.State != "pending" {
+			t.Fatalf("job %d after bulk retry: %s", j.ID, got.State)
+		}
+	}
+
+	// Pause a queue.
+	b.do("open queues", b.open("/queues"), chromedp.WaitVisible(chromedp.CSS(`tr[data-queue="mail"]`)))
+	b.do("pause mail", chromedp.Click(chromedp.CSS(`tr[data-queue="mail"] button[value="Pause"]`)))
+	b.waitText(`tr[data-queue="mail"] .qstate`, "paused")
+	var qs struct {
+		Queues []struct {
+			Name   string
+			Paused bool
+		}
+	}
+	s.api(admin, "GET", "/v1/queues", nil, &qs)
+	for _, q := range qs.Queues {
+		if q.Name == "mail" && !q.Paused {
+			t.Fatal("queue mail is not paused")
+		}
+	}
+	b.screenshot("queues")
+
+	for page, sel := range map[string]string{"/": ".chart", "/workflows/wf-1": ".dag", "/dead": "table", "/schedules": "table"} {
+		b.do("open "+page, b.open(page), chromedp.WaitVisible(chromedp.CSS(sel)))
+	}
+	b.do("overview", b.open("/"), chromedp.WaitVisible(chromedp.CSS(".chart")))
+	b.screenshot("overview")
+	b.do("workflow", b.open("/workflows/wf-1"), chromedp.WaitVisible(chromedp.CSS(".dag")))
+	b.screenshot("workflow")
+	b.do("dead letters", b.open("/dead"), chromedp.WaitVisible(chromedp.CSS("table")))
+	b.screenshot("dead")
+}
+
+// A viewer sees the pages but no action, and a forged action is refused.
+func dashboardAsViewer(t *testing.T, b *browser, s *served, admin, viewer string) {
+	f := s.failed(admin, "viewed")
+	b.login(viewer)
+	b.do("open the failed job", b.open(fmt.Sprintf("/jobs/%d", f.ID)), chromedp.WaitVisible(chromedp.ID("state")))
+	if b.has(`button[value="Retry"]`) {
+		t.Fatal("a viewer is offered Retry")
+	}
+	if st := b.post(fmt.Sprintf("/jobs/%d/retry", f.ID)); st != http.StatusForbidden {
+		t.Fatalf("a viewer's retry answered %d", st)
+	}
+	if st := b.post("/queues/default/pause"); st != http.StatusForbidden {
+		t.Fatalf("a viewer's queue pause answered %d", st)
+	}
+	if got := s.job(admin, f.ID); got.State != "failed" {
+		t.Fatalf("a viewer changed job %d to %s", f.ID, got.State)
+	}
+}
+
+// A tenant's token lists only its tenant's jobs; another's is not found.
+func dashboardAsTenant(t *testing.T, b *browser, s *served, admin, acme string) {
+	mine := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "acme"})
+	theirs := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "globex"})
+	b.login(acme)
+	b.do("list jobs", b.open("/jobs?kind=report"), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, mine.ID))))
+	if b.has(fmt.Sprintf(`tr[data-id="%d"]`, theirs.ID)) {
+		t.Fatal("a tenant token lists another tenant's job")
+	}
+	b.do("open another tenant's job", b.open(fmt.Sprintf("/jobs/%d", theirs.ID)), chromedp.WaitVisible(chromedp.ID("error")))
+	b.waitText("#error", "not found")
+	if st := b.post(fmt.Sprintf("/jobs/%d/cancel", theirs.ID)); st != http.StatusNotFound {
+		t.Fatalf("a tenant's cancel of another tenant's job answered %d", st)
+	}
+	if got := s.job(admin, theirs.ID); got.State != "pending" {
+		t.Fatalf("job %d of another tenant is %s", theirs.ID, got.State)
+	}
+}

@@ -1,0 +1,209 @@
+package dashboard
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skiplock/skiplock"
+)
+
+const pageSize = 50
+
+// jobFilter is the jobs page's filter, read from the query string.
+type jobFilter struct {
+	States                          []string
+	Kind, Queue, Tenant, WorkflowID string
+	Tag, WorkerID, ErrorType        string
+	// CreatedFrom and CreatedTo bound created_at (UTC, as a browser's
+	// datetime-local input writes it: 2006-01-02T15:04).
+	CreatedFrom, CreatedTo string
+	from, to               time.Time
+	Cursor                 int64
+}
+
+// Empty reports whether the filter picks every job.
+func (f jobFilter) Empty() bool {
+	return len(f.States) == 0 && f.Kind == "" && f.Queue == "" && f.Tenant == "" && f.WorkflowID == "" &&
+		!f.Narrow()
+}
+
+// Narrow reports whether the filter uses a field bulk actions cannot.
+func (f jobFilter) Narrow() bool {
+	return f.WorkflowID != "" || f.Tag != "" || f.WorkerID != "" || f.ErrorType != "" || f.CreatedFrom != "" ||
+		f.CreatedTo != ""
+}
+
+// parseLocal reads a datetime-local value as UTC.
+func parseLocal(field, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04", "2006-01-02T15:04:05", time.RFC3339} {
+		if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, &pageError{status: http.StatusBadRequest,
+		msg: fmt.Sprintf("%s: want a time like 2006-01-02T15:04 (UTC), got %q", field, v)}
+}
+
+func readFilter(q url.Values) (jobFilter, error) {
+	f := jobFilter{Kind: q.Get("kind"), Queue: q.Get("queue"), Tenant: q.Get("tenant"),
+		WorkflowID: q.Get("workflow_id"), Tag: q.Get("tag"), WorkerID: q.Get("worker_id"),
+		ErrorType: q.Get("error_type"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to")}
+	var err error
+	if f.from, err = parseLocal("created_from", f.CreatedFrom); err != nil {
+		return f, err
+	}
+	if f.to, err = parseLocal("created_to", f.CreatedTo); err != nil {
+		return f, err
+	}
+	for _, v := range q["state"] {
+		for _, st := range strings.Split(v, ",") {
+			if st == "" {
+				continue
+			}
+			if !skiplock.JobState(st).Valid() {
+				return f, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("state: unknown state %q", st)}
+			}
+			f.States = append(f.States, st)
+		}
+	}
+	if c := q.Get("cursor"); c != "" {
+		id, err := strconv.ParseInt(c, 10, 64)
+		if err != nil || id <= 0 {
+			return f, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("cursor: want a job id, got %q", c)}
+		}
+		f.Cursor = id
+	}
+	return f, nil
+}
+
+// params answers the library's listing of f as p may see it.
+func (f jobFilter) params(p *Principal, limit int) skiplock.JobListParams {
+	lp := skiplock.JobListParams{Kind: f.Kind, Queue: f.Queue, WorkflowID: f.WorkflowID, BeforeID: f.Cursor, Limit: limit,
+		WorkerID: f.WorkerID, ErrorType: f.ErrorType, CreatedAfter: f.from, CreatedBefore: f.to}
+	if f.Tag != "" {
+		lp.Tags = []string{f.Tag}
+	}
+	for _, st := range f.States {
+		lp.States = append(lp.States, skiplock.JobState(st))
+	}
+	var tenant *string
+	if f.Tenant != "" {
+		tenant = &f.Tenant
+	}
+	lp.Tenant = p.tenantFilter(tenant)
+	return lp
+}
+
+type jobsData struct {
+	Filter jobFilter
+	Query  url.Values
+	Jobs   []*skiplock.JobView
+	Next   string
+}
+
+// jobs lists jobs newest first, live and archived, a page at a time.
+func (d *Dashboard) jobs(w http.ResponseWriter, r *http.Request, v *view) error {
+	q := r.URL.Query()
+	if s := strings.TrimSpace(q.Get("q")); s != "" {
+		id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
+		if err != nil || id <= 0 {
+			return &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("search: want a job id, got %q", s)}
+		}
+		http.Redirect(w, r, fmt.Sprintf("/jobs/%d", id), http.StatusSeeOther)
+		return nil
+	}
+	f, err := readFilter(q)
+	if err != nil {
+		return err
+	}
+	lp := f.params(v.P, pageSize+1)
+	rows, err := d.client.JobList(r.Context(), lp)
+	if err != nil {
+		return err
+	}
+	data := &jobsData{Filter: f, Query: q}
+	if len(rows) > pageSize {
+		rows = rows[:pageSize]
+		data.Next = withQuery("/jobs", q, "cursor", strconv.FormatInt(rows[pageSize-1].ID, 10))
+	}
+	for _, j := range rows {
+		data.Jobs = append(data.Jobs, skiplock.NewJobView(j))
+	}
+	v.Page, v.Title, v.Data = "jobs", "Jobs", data
+	d.render(w, "jobs", v)
+	return nil
+}
+
+// visibleJob answers job id if p may see it; another tenant's job is as
+// missing as one that does not exist.
+func (d *Dashboard) visibleJob(ctx context.Context, p *Principal, id int64) (*skiplock.JobRow, error) {
+	j, err := d.client.JobGet(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if p.Scoped && j.Tenant != p.Tenant {
+		return nil, &pageError{status: http.StatusNotFound, msg: fmt.Sprintf("job %d: not found", id)}
+	}
+	return j, nil
+}
+
+func pathID(r *http.Request) (int64, error) {
+	s := r.PathValue("id")
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("job id: want a positive integer, got %q", s)}
+	}
+	return id, nil
+}
+
+type jobData struct {
+	Job  *skiplock.JobView
+	Next []*skiplock.JobView
+	Live bool
+}
+
+// job shows one job: its payload, result, every attempt's error, its lease,
+// its parents and the jobs waiting on it.
+func (d *Dashboard) job(w http.ResponseWriter, r *http.Request, v *view) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	j, err := d.visibleJob(r.Context(), v.P, id)
+	if err != nil {
+		return err
+	}
+	data := &jobData{Job: skiplock.NewJobView(j), Live: !j.State.Finished()}
+	if j.WorkflowID != "" {
+		next, err := d.client.JobList(r.Context(), skiplock.JobListParams{WorkflowID: j.WorkflowID,
+			Tenant: v.P.tenantFilter(nil), Limit: 1000})
+		if err != nil {
+			return err
+		}
+		for _, n := range next {
+			if contains64(n.DependsOn, j.ID) {
+				data.Next = append(data.Next, skiplock.NewJobView(n))
+			}
+		}
+	}
+	v.Page, v.Title, v.Data = "jobs", fmt.Sprintf("Job %d", id), data
+	d.render(w, "job", v)
+	return nil
+}
+
+func contains64(list []int64, id int64) bool {
+	for _, v := range list {
+		if v == id {
+			return true
+		}
+	}
+	return false
+}
