@@ -17,7 +17,9 @@ import (
 
 // Client inserts, works and administers jobs on one database.
 type Client struct {
-	driver  driver.Driver
+	// driver is watched and has every optional store: one the driver
+	// lacks answers ErrUnsupported (driver.As tells which it has).
+	driver  *dbwatch.Driver
 	config  Config
 	log     *slog.Logger
 	wake    *waker
@@ -206,7 +208,11 @@ func (c *Client) drain(ctx context.Context) error {
 }
 
 func (c *Client) rescuer() *maintenance.Rescuer {
-	return &maintenance.Rescuer{Store: c.driver, Counters: c.driver, Interval: c.config.RescueInterval, Logger: c.log,
+	var counters driver.MetricsStore
+	if driver.Supports[driver.MetricsStore](c.driver) {
+		counters = c.driver
+	}
+	return &maintenance.Rescuer{Store: c.driver, Counters: counters, Interval: c.config.RescueInterval, Logger: c.log,
 		OnRescue: func(n int) {
 			if c.events.on() {
 				c.events.emit(Event{Kind: EventJobsRescued, Count: n})
@@ -238,11 +244,15 @@ func (c *Client) elector() *maintenance.Elector {
 			leading.Go(func() {
 				(&maintenance.Scheduler{Store: c.driver, Interval: c.config.SchedulerInterval, Logger: c.log}).Run(ctx)
 			})
-			leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
-			leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
-			leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
-			leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
-			if !c.config.Retention.Disabled {
+			if driver.Supports[driver.ArchiveStore](c.driver) {
+				leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
+				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
+				leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
+			}
+			if driver.Supports[driver.ScheduleStore](c.driver) {
+				leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
+			}
+			if !c.config.Retention.Disabled && driver.Supports[driver.RetentionStore](c.driver) {
 				leading.Go(func() { c.janitor().Run(ctx) })
 			}
 			if len(c.config.PeriodicJobs) > 0 {

@@ -23,7 +23,7 @@ func (sleepArgs) Kind() string { return "sleep" }
 
 // testBundle is what a client test needs.
 type testBundle struct {
-	drv    driver.Driver
+	drv    driver.FullDriver
 	client *skiplock.Client
 	ctx    context.Context
 }

@@ -15,6 +15,9 @@ var (
 	ErrLeaseLost         = driver.ErrLeaseLost
 	ErrWrongState        = driver.ErrWrongState
 	ErrMissingDependency = driver.ErrMissingDependency
+	// ErrUnsupported: the driver lacks the optional store the call needs
+	// (see driver.As).
+	ErrUnsupported = driver.ErrUnsupported
 	// ErrCancelled is the cause of a job context cancelled by request.
 	ErrCancelled = errors.New("job cancelled by request")
 	// ErrPaused is the cause of a job context ended by a pause request: the

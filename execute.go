@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 // execute works one claimed job and records its outcome.
@@ -121,7 +122,7 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 	defer cancel()
 	var snooze *SnoozeError
 	if errors.As(err, &snooze) {
-		j, serr := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
+		j, serr := outcome.SnoozeJob(ctx, c.driver, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
 		c.logOutcome(run, "snoozed", serr)
 		if serr == nil {
 			c.events.emitJob(EventJobSnoozed, j, "", nil)
@@ -144,7 +145,7 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		at := time.Now().Add(backoff(run.row.Attempt - 1))
 		p.RetryAt = &at
 	}
-	j, ferr := c.driver.JobFail(ctx, p)
+	j, ferr := outcome.FailJob(ctx, c.driver, p)
 	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
 	if ferr == nil {
 		c.events.emitJob(outcomeEvent(j), j, "", err)
@@ -189,7 +190,7 @@ func (c *Client) handBack(run *runningJob) *JobRow {
 	defer c.running.remove(run.row.ID, run.row.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	j, err := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now()})
+	j, err := outcome.SnoozeJob(ctx, c.driver, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now()})
 	c.logOutcome(run, "handed back", err)
 	return j
 }

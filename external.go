@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 // The worker protocol for workers outside this process (the HTTP server
@@ -109,7 +110,7 @@ func (c *Client) HandBack(ctx context.Context, jobs []*JobRow) error {
 	var queues []string
 	for _, j := range jobs {
 		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
-		back, err := c.driver.JobSnooze(ctx, driver.SnoozeParams{HeldJob: held, RunAt: time.Now()})
+		back, err := outcome.SnoozeJob(ctx, c.driver, driver.SnoozeParams{HeldJob: held, RunAt: time.Now()})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("hand back job %d: %w", j.ID, err))
 			continue
@@ -329,7 +330,7 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 		}
 		fp.RetryAt = &at
 	}
-	j, err := c.driver.JobFail(ctx, fp)
+	j, err := outcome.FailJob(ctx, c.driver, fp)
 	if err == nil && j.State == StatePending {
 		c.wake.insertDone(c.driver, []string{j.Queue}, true)
 	}

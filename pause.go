@@ -2,7 +2,10 @@ package skiplock
 
 import (
 	"context"
+	"errors"
 	"time"
+
+	"github.com/skiplock/skiplock/driver"
 )
 
 // pauseHeld pauses a job whose worker returned after a pause request. A job
@@ -27,6 +30,9 @@ func (s *runningSet) stopRequests(ctx context.Context, ids []int64) error {
 		return nil
 	}
 	reqs, err := s.client.driver.JobStopRequests(ctx, ids)
+	if errors.Is(err, driver.ErrUnsupported) {
+		return nil // no stop requests without the store: cancels come with heartbeats
+	}
 	if err != nil {
 		return err
 	}

@@ -25,10 +25,10 @@ import (
 // one line when its test helper lands.
 var wfDrivers = []struct {
 	name string
-	open func(t *testing.T) driver.Driver
+	open func(t *testing.T) driver.FullDriver
 }{
-	{"postgres", func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d }},
-	{"sqlite", func(t *testing.T) driver.Driver { return sqlitetest.New(t) }},
+	{"postgres", func(t *testing.T) driver.FullDriver { d, _ := pgtest.Schema(t); return d }},
+	{"sqlite", func(t *testing.T) driver.FullDriver { return sqlitetest.New(t) }},
 }
 
 // forEachDriver runs fn on every driver, in parallel.
@@ -46,7 +46,7 @@ func forEachDriver(t *testing.T, fn func(t *testing.T, b *wfBundle)) {
 
 // wfBundle is what a workflow test needs: a database and a context.
 type wfBundle struct {
-	drv driver.Driver
+	drv driver.FullDriver
 	ctx context.Context
 }
 
@@ -642,7 +642,7 @@ func TestWorkflowPeriodicConfigIsValidated(t *testing.T) {
 }
 
 // nilDriver is a driver that is never called: NewClient only keeps it.
-type nilDriver struct{ driver.Driver }
+type nilDriver struct{ driver.FullDriver }
 
 func TestWorkflowSchedulesEnqueueAndOutliveJobs(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, b *wfBundle) {

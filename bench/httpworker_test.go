@@ -67,7 +67,7 @@ func TestHTTPWorker(t *testing.T) {
 				if err := <-done; err != nil {
 					t.Fatal(err)
 				}
-				qs, err := drv.QueueList(t.Context(), false)
+				qs, err := drv.(driver.FullDriver).QueueList(t.Context(), false)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -92,7 +92,11 @@ func (s *Skiplock) Stop(ctx context.Context) error {
 }
 
 func (s *Skiplock) Live(ctx context.Context) (int64, error) {
-	qs, err := s.driver.QueueList(ctx, false)
+	stats, err := driver.As[driver.StatsStore](s.driver)
+	if err != nil {
+		return 0, err
+	}
+	qs, err := stats.QueueList(ctx, false)
 	if err != nil {
 		return 0, err
 	}

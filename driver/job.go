@@ -1,6 +1,3 @@
-// Package driver is the boundary between Skiplock's logic and a database.
-// Every SQL statement lives behind the interfaces in this package; a driver
-// (pgdriver, sqlitedriver) implements them and decides nothing about policy.
 package driver
 
 import (

@@ -10,28 +10,10 @@ import (
 )
 
 // ScheduleView is a schedule as GET /v1/schedules shows it.
-type ScheduleView struct {
-	Key          string          `json:"key"`
-	Tenant       string          `json:"tenant"`
-	Kind         string          `json:"kind"`
-	Queue        string          `json:"queue"`
-	Payload      json.RawMessage `json:"payload"`
-	EverySeconds float64         `json:"every_seconds"`
-	NextRunAt    time.Time       `json:"next_run_at"`
-	CreatedAt    time.Time       `json:"created_at"`
-	UpdatedAt    time.Time       `json:"updated_at"`
-}
+type ScheduleView = skiplock.ScheduleView
 
 // NewScheduleView answers the view of s.
-func NewScheduleView(s *skiplock.Schedule) ScheduleView {
-	payload := json.RawMessage(s.Payload)
-	if len(payload) == 0 {
-		payload = json.RawMessage("{}")
-	}
-	return ScheduleView{Key: s.Key, Tenant: s.Tenant, Kind: s.Kind, Queue: s.Queue, Payload: payload,
-		EverySeconds: s.Every.Seconds(), NextRunAt: skiplock.ViewTime(s.NextRunAt),
-		CreatedAt: skiplock.ViewTime(s.CreatedAt), UpdatedAt: skiplock.ViewTime(s.UpdatedAt)}
-}
+func NewScheduleView(s *skiplock.Schedule) ScheduleView { return skiplock.NewScheduleView(s) }
 
 // scheduleTenant is the tenant a schedule request acts for: the token's
 // when scoped, else ?tenant= (default "").

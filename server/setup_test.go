@@ -227,9 +227,19 @@ func createToken(t testing.TB, drv driver.Driver, role, tenant string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := drv.TokenCreate(context.Background(), &driver.Token{Name: role + "-" + tenant,
+	if _, err := tokenStore(t, drv).TokenCreate(context.Background(), &driver.Token{Name: role + "-" + tenant,
 		Hash: server.HashToken(secret), Role: role, Tenant: tenant}); err != nil {
 		t.Fatal(err)
 	}
 	return secret
+}
+
+// tokenStore is drv's token store.
+func tokenStore(t testing.TB, drv driver.Driver) driver.TokenStore {
+	t.Helper()
+	s, err := driver.As[driver.TokenStore](drv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -182,13 +182,13 @@ func TestWorkerCommandTokenRevokedWhileRunning(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dir, "started"))
 		return err == nil
 	})
-	tokens, err := b.drv.TokenList(context.Background())
+	tokens, err := tokenStore(t, b.drv).TokenList(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tok := range tokens {
 		if tok.Hash == server.HashToken(worker) {
-			if err := b.drv.TokenDelete(context.Background(), tok.ID); err != nil {
+			if err := tokenStore(t, b.drv).TokenDelete(context.Background(), tok.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
 )
 
 // RequireOpts are what an inserted job must also have; zero fields are not
@@ -207,7 +208,11 @@ func (l lister) list(ctx context.Context, t testing.TB, kind string) []*skiplock
 		if uerr != nil {
 			t.Fatalf("skiplocktest: %v", uerr)
 		}
-		jobs, err = exec.JobList(ctx, p)
+		admin, aerr := driver.As[driver.AdminStore](exec)
+		if aerr != nil {
+			t.Fatalf("skiplocktest: %v", aerr)
+		}
+		jobs, err = admin.JobList(ctx, p)
 	}
 	if err != nil {
 		t.Fatalf("skiplocktest: list jobs: %v", err)

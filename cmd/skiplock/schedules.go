@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/server"
 )
 
 func init() { extraCommands = append(extraCommands, newSchedulesCmd) }
@@ -37,9 +36,9 @@ func newSchedulesListCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := make([]server.ScheduleView, len(list))
+			views := make([]skiplock.ScheduleView, len(list))
 			for i, s := range list {
-				views[i] = server.NewScheduleView(s)
+				views[i] = skiplock.NewScheduleView(s)
 			}
 			return output(cmd, map[string]any{"schedules": views}, func(w io.Writer) error {
 				t := newTable(w, "TENANT", "KEY", "KIND", "QUEUE", "EVERY", "NEXT_RUN_AT")
@@ -96,7 +95,7 @@ func newSchedulesAddCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return output(cmd, map[string]any{"schedule": server.NewScheduleView(saved)},
+			return output(cmd, map[string]any{"schedule": skiplock.NewScheduleView(saved)},
 				line("schedule %s: %s every %s, next run %s", saved.Key, saved.Kind, saved.Every,
 					saved.NextRunAt.Format(time.RFC3339)))
 		}}

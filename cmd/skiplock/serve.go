@@ -278,7 +278,11 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return fmt.Errorf("migrate the database: %w", err)
 	}
 	log.Info("database", "driver", db.Driver.Name(), "url", redactURL(cfg.DatabaseURL))
-	tokens, err := db.Driver.TokenCount(ctx)
+	store, err := db.Tokens()
+	if err != nil {
+		return err
+	}
+	tokens, err := store.TokenCount(ctx)
 	if err != nil {
 		return fmt.Errorf("count tokens: %w", err)
 	}

@@ -56,7 +56,11 @@ once, alone on the last line of standard output.`,
 			if _, err := db.Driver.Migrator().Up(cmd.Context(), 0); err != nil {
 				return fmt.Errorf("migrate the database: %w", err)
 			}
-			t, err := db.Driver.TokenCreate(cmd.Context(), &driver.Token{Name: name, Hash: server.HashToken(secret),
+			store, err := db.Tokens()
+			if err != nil {
+				return err
+			}
+			t, err := store.TokenCreate(cmd.Context(), &driver.Token{Name: name, Hash: server.HashToken(secret),
 				Role: role, Tenant: tenant})
 			if err != nil {
 				return fmt.Errorf("create token: %w", err)
@@ -87,7 +91,11 @@ func newTokenListCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			tokens, err := db.Driver.TokenList(cmd.Context())
+			store, err := db.Tokens()
+			if err != nil {
+				return err
+			}
+			tokens, err := store.TokenList(cmd.Context())
 			if err != nil {
 				return fmt.Errorf("list tokens: %w", err)
 			}
@@ -117,7 +125,11 @@ func newTokenRevokeCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			if err := db.Driver.TokenDelete(cmd.Context(), id); err != nil {
+			store, err := db.Tokens()
+			if err != nil {
+				return err
+			}
+			if err := store.TokenDelete(cmd.Context(), id); err != nil {
 				return fmt.Errorf("revoke token %d: %w", id, err)
 			}
 			return output(cmd, map[string]any{"revoked": true, "id": id}, line("token %d revoked", id))

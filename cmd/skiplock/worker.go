@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/skiplock/skiplock"
 	"github.com/spf13/cobra"
 )
 
@@ -167,22 +168,8 @@ func (w *httpWorker) refusal() error {
 	return w.refused
 }
 
-type claimedJob struct {
-	ID         int64           `json:"id"`
-	Kind       string          `json:"kind"`
-	Op         *string         `json:"op"`
-	Queue      string          `json:"queue"`
-	Tenant     string          `json:"tenant"`
-	Attempt    int             `json:"attempt"`
-	MaxRetries int             `json:"max_retries"`
-	Priority   int             `json:"priority"`
-	Payload    json.RawMessage `json:"payload"`
-	Checkpoint json.RawMessage `json:"checkpoint"`
-	WorkflowID *string         `json:"workflow_id"`
-	Stage      *string         `json:"stage"`
-	// Traceparent is the trace the job was enqueued in, if any.
-	Traceparent string `json:"traceparent"`
-}
+// claimedJob is a job a claim answered: the API's job view.
+type claimedJob = skiplock.JobView
 
 func (w *httpWorker) loop(ctx context.Context, workerID string) {
 	backoff := time.Second

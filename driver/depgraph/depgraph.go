@@ -1,7 +1,7 @@
 // Package depgraph settles job dependencies when parents finish: a
 // completed parent frees its dependents, a failed or cancelled one cancels
 // them (and theirs in turn) unless they run on parent failure. The policy is
-// here once; each driver supplies the statements (Store).
+// here once; each driver supplies the statements (driver.DependencyStore).
 package depgraph
 
 import (
@@ -11,24 +11,9 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-// Link is a waiting job and one of its parents.
-type Link struct{ Child, Parent int64 }
-
-// Store runs the statements settling needs, inside the caller's transaction.
-type Store interface {
-	// DepsOfParents removes and answers the links to these parents.
-	DepsOfParents(ctx context.Context, parents []int64) ([]Link, error)
-	// DepDelete removes one link.
-	DepDelete(ctx context.Context, child, parent int64) error
-	// ArchivedState answers the state of a finished job.
-	ArchivedState(ctx context.Context, id int64) (driver.JobState, error)
-	// CancelDependent cancels a waiting or paused child with the reason,
-	// unless it runs on parent failure; it answers whether it cancelled.
-	CancelDependent(ctx context.Context, child int64, reason string) (bool, error)
-	// ReleaseWaiting makes waiting jobs with no links left runnable and
-	// answers their queues.
-	ReleaseWaiting(ctx context.Context) ([]string, error)
-}
+// Store runs the statements settling dependencies, inside the caller's
+// transaction.
+type Store = driver.DependencyStore
 
 // SettleParents settles the dependents of jobs that just finished, and
 // theirs in turn when they are cancelled.

@@ -12,7 +12,7 @@ var _ = add("Activity", func(e *env) {
 	e.complete(e.claimID(a, "w1", lease), "")
 	e.failFinal(e.claimID(b, "w1", lease), "boom")
 	e.claimID(c, "w2", lease)
-	act, err := e.d.JobActivity(e.ctx, since, time.Minute)
+	act, err := e.stats().JobActivity(e.ctx, since, time.Minute)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ var _ = add("Activity", func(e *env) {
 	if got[driver.StateCompleted] != 1 || got[driver.StateFailed] != 1 || act.Running != 1 || act.RunningWorkers != 1 {
 		e.t.Fatalf("activity %+v (finished %v)", act, got)
 	}
-	later, err := e.d.JobActivity(e.ctx, time.Now().Add(time.Hour), time.Minute)
+	later, err := e.stats().JobActivity(e.ctx, time.Now().Add(time.Hour), time.Minute)
 	if err != nil || len(later.Finished) != 0 {
 		e.t.Fatalf("activity since an hour ahead: %+v, %v", later, err)
 	}

@@ -40,7 +40,7 @@ var _ = add("LeaderElection", func(e *env) {
 var _ = add("Schedules", func(e *env) {
 	up := func(s driver.Schedule) *driver.Schedule {
 		e.t.Helper()
-		out, err := e.d.ScheduleUpsert(e.ctx, &s)
+		out, err := e.schedules().ScheduleUpsert(e.ctx, &s)
 		if err != nil {
 			e.t.Fatalf("upsert %s: %v", s.Key, err)
 		}
@@ -56,12 +56,12 @@ var _ = add("Schedules", func(e *env) {
 	}
 	up(driver.Schedule{Key: "b", Tenant: "t1", Kind: "crawl", Queue: "default", Every: time.Hour, NextRunAt: time.Now().Add(time.Hour)})
 	up(driver.Schedule{Key: "c", Tenant: "t1", Kind: "crawl", Queue: "default", Every: time.Hour, NextRunAt: time.Now().Add(-time.Second)})
-	all, err := e.d.ScheduleList(e.ctx, nil)
+	all, err := e.schedules().ScheduleList(e.ctx, nil)
 	if err != nil || len(all) != 3 || all[0].Key != "a" || all[1].Key != "b" {
 		e.t.Fatalf("list: %v, %v", all, err)
 	}
 	t1 := "t1"
-	if got, err := e.d.ScheduleList(e.ctx, &t1); err != nil || len(got) != 2 {
+	if got, err := e.schedules().ScheduleList(e.ctx, &t1); err != nil || len(got) != 2 {
 		e.t.Fatalf("list t1: %v, %v", got, err)
 	}
 	// Concurrent enqueuers: each due schedule goes to one of them.
@@ -75,13 +75,13 @@ var _ = add("Schedules", func(e *env) {
 				return
 			}
 			defer func() { _ = tx.Rollback(context.Background()) }()
-			due, err := tx.ScheduleDue(e.ctx, 10)
+			due, err := need[driver.ScheduleStore](e, tx).ScheduleDue(e.ctx, 10)
 			if err != nil {
 				e.t.Error(err)
 				return
 			}
 			for _, s := range due {
-				if err := tx.ScheduleAdvance(e.ctx, s.Tenant, s.Key, time.Now().Add(s.Every)); err != nil {
+				if err := need[driver.ScheduleStore](e, tx).ScheduleAdvance(e.ctx, s.Tenant, s.Key, time.Now().Add(s.Every)); err != nil {
 					e.t.Error(err)
 					return
 				}
@@ -96,44 +96,44 @@ var _ = add("Schedules", func(e *env) {
 	if taken.Load() != 2 {
 		e.t.Fatalf("due schedules taken %d times, want 2 (a and c, once each)", taken.Load())
 	}
-	if due, err := e.d.ScheduleDue(e.ctx, 10); err != nil || len(due) != 0 {
+	if due, err := e.schedules().ScheduleDue(e.ctx, 10); err != nil || len(due) != 0 {
 		e.t.Fatalf("due after advancing: %v, %v", due, err)
 	}
-	if err := e.d.ScheduleDelete(e.ctx, "t1", "b"); err != nil {
+	if err := e.schedules().ScheduleDelete(e.ctx, "t1", "b"); err != nil {
 		e.t.Fatal(err)
 	}
-	e.wantErr(e.d.ScheduleDelete(e.ctx, "t1", "b"), driver.ErrNotFound, "delete a deleted schedule")
+	e.wantErr(e.schedules().ScheduleDelete(e.ctx, "t1", "b"), driver.ErrNotFound, "delete a deleted schedule")
 })
 
 var _ = add("Tokens", func(e *env) {
-	if n, err := e.d.TokenCount(e.ctx); err != nil || n != 0 {
+	if n, err := e.tokens().TokenCount(e.ctx); err != nil || n != 0 {
 		e.t.Fatalf("count: %d, %v", n, err)
 	}
-	a, err := e.d.TokenCreate(e.ctx, &driver.Token{Name: "ci", Hash: "h1", Role: "producer", Tenant: "acme"})
+	a, err := e.tokens().TokenCreate(e.ctx, &driver.Token{Name: "ci", Hash: "h1", Role: "producer", Tenant: "acme"})
 	if err != nil || a.ID == 0 || a.CreatedAt.IsZero() || a.Role != "producer" || a.Tenant != "acme" {
 		e.t.Fatalf("create: %+v, %v", a, err)
 	}
-	if _, err := e.d.TokenCreate(e.ctx, &driver.Token{Name: "dup", Hash: "h1", Role: "viewer"}); err == nil {
+	if _, err := e.tokens().TokenCreate(e.ctx, &driver.Token{Name: "dup", Hash: "h1", Role: "viewer"}); err == nil {
 		e.t.Fatal("two tokens with one hash")
 	}
-	b, err := e.d.TokenCreate(e.ctx, &driver.Token{Name: "admin", Hash: "h2", Role: "admin"})
+	b, err := e.tokens().TokenCreate(e.ctx, &driver.Token{Name: "admin", Hash: "h2", Role: "admin"})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	if got, err := e.d.TokenByHash(e.ctx, "h1"); err != nil || got.ID != a.ID || got.Name != "ci" {
+	if got, err := e.tokens().TokenByHash(e.ctx, "h1"); err != nil || got.ID != a.ID || got.Name != "ci" {
 		e.t.Fatalf("by hash: %+v, %v", got, err)
 	}
-	_, err = e.d.TokenByHash(e.ctx, "nope")
+	_, err = e.tokens().TokenByHash(e.ctx, "nope")
 	e.wantErr(err, driver.ErrNotFound, "unknown hash")
-	list, err := e.d.TokenList(e.ctx)
+	list, err := e.tokens().TokenList(e.ctx)
 	if err != nil || len(list) != 2 || list[0].ID != a.ID || list[1].ID != b.ID {
 		e.t.Fatalf("list: %v, %v", list, err)
 	}
-	if err := e.d.TokenDelete(e.ctx, a.ID); err != nil {
+	if err := e.tokens().TokenDelete(e.ctx, a.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	e.wantErr(e.d.TokenDelete(e.ctx, a.ID), driver.ErrNotFound, "delete a deleted token")
-	if n, _ := e.d.TokenCount(e.ctx); n != 1 {
+	e.wantErr(e.tokens().TokenDelete(e.ctx, a.ID), driver.ErrNotFound, "delete a deleted token")
+	if n, _ := e.tokens().TokenCount(e.ctx); n != 1 {
 		e.t.Fatalf("count after delete: %d", n)
 	}
 })
@@ -179,7 +179,7 @@ var _ = add("MigrationsDownUp", func(e *env) {
 	}
 	j := e.claimID(e.insert(job("a")), "w1", lease)
 	e.complete(j, "")
-	if _, err := e.d.TokenCreate(e.ctx, &driver.Token{Hash: "h", Role: "admin"}); err != nil {
+	if _, err := e.tokens().TokenCreate(e.ctx, &driver.Token{Hash: "h", Role: "admin"}); err != nil {
 		e.t.Fatal(err)
 	}
 })

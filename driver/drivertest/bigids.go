@@ -41,7 +41,7 @@ func (e *env) pages(p driver.ListParams) []int64 {
 	e.t.Helper()
 	var seen []int64
 	for range 1000 {
-		page, err := e.d.JobList(e.ctx, p)
+		page, err := e.admin().JobList(e.ctx, p)
 		if err != nil {
 			e.t.Fatalf("JobList after id %d: %v", p.BeforeID, err)
 		}
@@ -102,20 +102,20 @@ var _ = add("IDsPast2To31Lifecycle", func(e *env) {
 	}
 	e.complete(got[0], `{"ok": true}`)
 	e.wantState(lead.ID, driver.StateCompleted)
-	if _, err := e.d.JobCancel(e.ctx, big); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, big); err != nil {
 		e.t.Fatalf("cancel job %d: %v", big, err)
 	}
 	e.wantCancelledBy(child.ID, big, driver.StateCancelled)
 
 	// Retry, pause, resume, fail for good.
-	if _, err := e.d.JobRetry(e.ctx, big); err != nil {
+	if _, err := e.admin().JobRetry(e.ctx, big); err != nil {
 		e.t.Fatalf("retry job %d: %v", big, err)
 	}
 	e.wantState(big, driver.StatePending)
-	if _, err := e.d.JobPause(e.ctx, big); err != nil {
+	if _, err := e.admin().JobPause(e.ctx, big); err != nil {
 		e.t.Fatalf("pause job %d: %v", big, err)
 	}
-	if _, err := e.d.JobResume(e.ctx, big); err != nil {
+	if _, err := e.admin().JobResume(e.ctx, big); err != nil {
 		e.t.Fatalf("resume job %d: %v", big, err)
 	}
 	e.failFinal(e.claimID(e.get(big), "w2", lease), "fatal")

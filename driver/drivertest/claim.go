@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 // claimOrderJobs inserts four jobs whose claim order is b, a, c, d.
@@ -46,13 +47,13 @@ var _ = add("ClaimSkipsPausedOtherQueuesAndKinds", func(e *env) {
 	e.insert(other)
 	known := e.insert(job("known"))
 	e.insert(job("unknown"))
-	if err := e.d.QueuePause(e.ctx, "default"); err != nil {
+	if err := e.admin().QueuePause(e.ctx, "default"); err != nil {
 		e.t.Fatal(err)
 	}
 	if got := e.claim(driver.ClaimParams{}); len(got) != 0 {
 		e.t.Fatalf("claimed %v from a paused queue", ids(got))
 	}
-	if err := e.d.QueueResume(e.ctx, "default"); err != nil {
+	if err := e.admin().QueueResume(e.ctx, "default"); err != nil {
 		e.t.Fatal(err)
 	}
 	got := e.claim(driver.ClaimParams{Kinds: []string{"known"}, Leases: []time.Duration{lease}})
@@ -129,7 +130,7 @@ var _ = add("HeartbeatExtendsOnlyHeldJobs", func(e *env) {
 	if j := e.get(b.ID); j.LeaseUntil.After(time.Now().Add(time.Minute)) {
 		e.t.Fatalf("job %d lease extended by a worker that does not hold it", b.ID)
 	}
-	if _, err := e.d.JobCancel(e.ctx, a.ID); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, a.ID); err != nil {
 		e.t.Fatal(err)
 	}
 	res, err = e.d.JobHeartbeat(e.ctx, driver.HeartbeatParams{WorkerID: "w1", IDs: []int64{a.ID},
@@ -153,11 +154,11 @@ var _ = add("TransitionsAreFenced", func(e *env) {
 		if err != nil || len(done) != 0 {
 			e.t.Fatalf("complete by %+v: done %v err %v, want nothing", h, done, err)
 		}
-		_, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", true), RetryAt: &retry})
+		_, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", true), RetryAt: &retry})
 		e.wantErr(err, driver.ErrLeaseLost, "fail with retry")
-		_, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", false)})
+		_, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", false)})
 		e.wantErr(err, driver.ErrLeaseLost, "fail")
-		_, err = e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: h, RunAt: retry})
+		_, err = outcome.SnoozeJob(e.ctx, e.d, driver.SnoozeParams{HeldJob: h, RunAt: retry})
 		e.wantErr(err, driver.ErrLeaseLost, "snooze")
 		_, err = e.d.JobProgress(e.ctx, driver.ProgressParams{HeldJob: h, Progress: &p, Lease: time.Hour})
 		e.wantErr(err, driver.ErrLeaseLost, "progress")
@@ -307,14 +308,14 @@ var _ = add("InsertStart", func(e *env) {
 	if j := insertStart(paused); j.State != driver.StatePaused || j.WorkerID != "" {
 		e.t.Fatalf("inserted paused: state %s worker %q", j.State, j.WorkerID)
 	}
-	if err := e.d.QueuePause(e.ctx, "default"); err != nil {
+	if err := e.admin().QueuePause(e.ctx, "default"); err != nil {
 		e.t.Fatal(err)
 	}
 	pending := insertStart(job("a"))
 	if pending.State != driver.StatePending || pending.WorkerID != "" || pending.LeaseUntil != nil || pending.Attempt != 0 {
 		e.t.Fatalf("queue paused: state %s worker %q lease %v", pending.State, pending.WorkerID, pending.LeaseUntil)
 	}
-	if err := e.d.QueueResume(e.ctx, "default"); err != nil {
+	if err := e.admin().QueueResume(e.ctx, "default"); err != nil {
 		e.t.Fatal(err)
 	}
 	e.wantIDs(e.claim(driver.ClaimParams{}), pending.ID)

@@ -48,7 +48,7 @@ var _ = add("JobComplete is fenced on worker and attempt", func(e *env) {
 // waiting dependents.
 var _ = add("JobComplete cancels on request and releases dependents", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
-	if _, err := e.d.JobCancel(e.ctx, j.ID); err != nil {
+	if _, err := need[driver.AdminStore](e, e.d).JobCancel(e.ctx, j.ID); err != nil {
 		e.t.Fatal(err)
 	}
 	done, err := e.d.JobComplete(e.ctx, driver.CompleteParams{HeldJob: held(j)})

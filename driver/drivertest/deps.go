@@ -62,7 +62,7 @@ var _ = add("DependenciesFailureCancelsTree", func(e *env) {
 var _ = add("DependenciesCancelledParent", func(e *env) {
 	p := e.insert(job("a"))
 	child := e.insert(dependent(p.ID))
-	if _, err := e.d.JobCancel(e.ctx, p.ID); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, p.ID); err != nil {
 		e.t.Fatal(err)
 	}
 	e.wantCancelledBy(child.ID, p.ID, driver.StateCancelled)
@@ -71,7 +71,7 @@ var _ = add("DependenciesCancelledParent", func(e *env) {
 var _ = add("DependenciesMissingParent", func(e *env) {
 	_, err := e.d.JobInsertMany(e.ctx, []*driver.InsertParams{job("a"), dependent(1 << 40)})
 	e.wantErr(err, driver.ErrMissingDependency, "insert with a missing parent")
-	jobs, err := e.d.JobList(e.ctx, driver.ListParams{})
+	jobs, err := e.admin().JobList(e.ctx, driver.ListParams{})
 	if err != nil || len(jobs) != 0 {
 		e.t.Fatalf("a failed insert stored %d jobs (%v)", len(jobs), err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 // Run runs every behaviour as a parallel subtest; open answers a new,
@@ -135,7 +136,7 @@ func (e *env) complete(j *driver.Job, result string) {
 // failFinal fails a held job for good.
 func (e *env) failFinal(j *driver.Job, msg string) *driver.Job {
 	e.t.Helper()
-	out, err := e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(j), Error: attemptError(j, msg, false)})
+	out, err := outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(j), Error: attemptError(j, msg, false)})
 	if err != nil {
 		e.t.Fatalf("fail job %d: %v", j.ID, err)
 	}

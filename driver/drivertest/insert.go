@@ -286,7 +286,7 @@ var _ = add("InsertFastEveryColumn", func(e *env) {
 		e.t.Fatal("a job with a malformed payload was inserted and started")
 	}
 	for _, kind := range []string{"fast-good", "fast-bad"} {
-		if js, err := e.d.JobList(e.ctx, driver.ListParams{Kind: kind, Limit: 10}); err != nil || len(js) != 0 {
+		if js, err := e.admin().JobList(e.ctx, driver.ListParams{Kind: kind, Limit: 10}); err != nil || len(js) != 0 {
 			e.t.Fatalf("jobs of kind %s after the failed batch: %d, %v", kind, len(js), err)
 		}
 	}

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 var _ = add("FailRetriesThenFails", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
 	now := time.Now()
-	out, err := e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 1", true), RetryAt: &now})
+	out, err := outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 1", true), RetryAt: &now})
 	if err != nil || out.State != driver.StatePending || out.Attempt != 1 || out.WorkerID != "" || out.LeaseUntil != nil {
 		e.t.Fatalf("fail with a due retry: %+v, %v, want pending", out, err)
 	}
@@ -22,7 +23,7 @@ var _ = add("FailRetriesThenFails", func(e *env) {
 		e.t.Fatalf("second claim: attempt %d", j.Attempt)
 	}
 	later := time.Now().Add(time.Hour)
-	out, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 2", true), RetryAt: &later})
+	out, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 2", true), RetryAt: &later})
 	if err != nil || out.State != driver.StateScheduled || !out.RunAt.Equal(later.UTC().Truncate(time.Microsecond)) {
 		e.t.Fatalf("fail with a later retry: %+v, %v, want scheduled at %s", out, err, later)
 	}
@@ -40,12 +41,12 @@ var _ = add("FailRetriesThenFails", func(e *env) {
 var _ = add("SnoozeSpendsNoAttempt", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
 	at := time.Now().Add(time.Hour)
-	out, err := e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: held(j), RunAt: at})
+	out, err := outcome.SnoozeJob(e.ctx, e.d, driver.SnoozeParams{HeldJob: held(j), RunAt: at})
 	if err != nil || out.State != driver.StateScheduled || out.Attempt != 0 || len(out.Errors) != 0 {
 		e.t.Fatalf("snooze: %+v, %v, want scheduled, attempt 0", out, err)
 	}
 	j = e.claimID(e.insert(job("a")), "w1", lease)
-	out, err = e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: held(j), RunAt: time.Now()})
+	out, err = outcome.SnoozeJob(e.ctx, e.d, driver.SnoozeParams{HeldJob: held(j), RunAt: time.Now()})
 	if err != nil || out.State != driver.StatePending {
 		e.t.Fatalf("snooze until now: %+v, %v, want pending", out, err)
 	}
@@ -53,18 +54,18 @@ var _ = add("SnoozeSpendsNoAttempt", func(e *env) {
 
 var _ = add("Cancel", func(e *env) {
 	pending := e.insert(job("a"))
-	out, err := e.d.JobCancel(e.ctx, pending.ID)
+	out, err := e.admin().JobCancel(e.ctx, pending.ID)
 	if err != nil || out.State != driver.StateCancelled || out.FinishedAt == nil {
 		e.t.Fatalf("cancel pending: %+v, %v", out, err)
 	}
 	e.wantState(pending.ID, driver.StateCancelled)
-	_, err = e.d.JobCancel(e.ctx, pending.ID)
+	_, err = e.admin().JobCancel(e.ctx, pending.ID)
 	e.wantErr(err, driver.ErrWrongState, "cancel a cancelled job")
-	_, err = e.d.JobCancel(e.ctx, 1<<40)
+	_, err = e.admin().JobCancel(e.ctx, 1<<40)
 	e.wantErr(err, driver.ErrNotFound, "cancel an unknown job")
 
 	a := e.claimID(e.insert(job("a")), "w1", lease)
-	out, err = e.d.JobCancel(e.ctx, a.ID)
+	out, err = e.admin().JobCancel(e.ctx, a.ID)
 	if err != nil || out.State != driver.StateRunning || !out.CancelRequested {
 		e.t.Fatalf("cancel running: %+v, %v, want running with cancel_requested", out, err)
 	}
@@ -73,19 +74,19 @@ var _ = add("Cancel", func(e *env) {
 		e.t.Fatal("cancelled job has no finished_at")
 	}
 	b := e.claimID(e.insert(job("a")), "w1", lease)
-	if _, err := e.d.JobCancel(e.ctx, b.ID); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, b.ID); err != nil {
 		e.t.Fatal(err)
 	}
 	retry := time.Now()
-	out, err = e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(b), Error: attemptError(b, "stopped", true), RetryAt: &retry})
+	out, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(b), Error: attemptError(b, "stopped", true), RetryAt: &retry})
 	if err != nil || out.State != driver.StateCancelled {
 		e.t.Fatalf("fail after cancel: %+v, %v, want cancelled", out, err)
 	}
 	c := e.claimID(e.insert(job("a")), "w1", lease)
-	if _, err := e.d.JobCancel(e.ctx, c.ID); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, c.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	out, err = e.d.JobSnooze(e.ctx, driver.SnoozeParams{HeldJob: held(c), RunAt: retry})
+	out, err = outcome.SnoozeJob(e.ctx, e.d, driver.SnoozeParams{HeldJob: held(c), RunAt: retry})
 	if err != nil || out.State != driver.StateCancelled {
 		e.t.Fatalf("snooze after cancel: %+v, %v, want cancelled", out, err)
 	}
@@ -94,51 +95,51 @@ var _ = add("Cancel", func(e *env) {
 var _ = add("ManualRetry", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
 	e.failFinal(j, "fatal")
-	out, err := e.d.JobRetry(e.ctx, j.ID)
+	out, err := e.admin().JobRetry(e.ctx, j.ID)
 	if err != nil || out.State != driver.StatePending || out.Attempt != 0 || out.FinishedAt != nil ||
 		len(out.Errors) != 1 || out.Errors[0].Message != "fatal" {
 		e.t.Fatalf("retry failed job: %+v, %v", out, err)
 	}
 	e.claimID(j, "w1", lease)
 	cancelled := e.insert(job("a"))
-	if _, err := e.d.JobCancel(e.ctx, cancelled.ID); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, cancelled.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	if out, err := e.d.JobRetry(e.ctx, cancelled.ID); err != nil || out.State != driver.StatePending {
+	if out, err := e.admin().JobRetry(e.ctx, cancelled.ID); err != nil || out.State != driver.StatePending {
 		e.t.Fatalf("retry cancelled job: %+v, %v", out, err)
 	}
-	_, err = e.d.JobRetry(e.ctx, cancelled.ID)
+	_, err = e.admin().JobRetry(e.ctx, cancelled.ID)
 	e.wantErr(err, driver.ErrWrongState, "retry a pending job")
-	_, err = e.d.JobRetry(e.ctx, 1<<40)
+	_, err = e.admin().JobRetry(e.ctx, 1<<40)
 	e.wantErr(err, driver.ErrNotFound, "retry an unknown job")
 })
 
 var _ = add("PauseResume", func(e *env) {
 	j := e.insert(job("a"))
-	if out, err := e.d.JobPause(e.ctx, j.ID); err != nil || out.State != driver.StatePaused {
+	if out, err := e.admin().JobPause(e.ctx, j.ID); err != nil || out.State != driver.StatePaused {
 		e.t.Fatalf("pause: %+v, %v", out, err)
 	}
 	if got := e.claim(driver.ClaimParams{}); len(got) != 0 {
 		e.t.Fatalf("claimed paused job")
 	}
-	if out, err := e.d.JobResume(e.ctx, j.ID); err != nil || out.State != driver.StatePending {
+	if out, err := e.admin().JobResume(e.ctx, j.ID); err != nil || out.State != driver.StatePending {
 		e.t.Fatalf("resume: %+v, %v", out, err)
 	}
-	_, err := e.d.JobResume(e.ctx, j.ID)
+	_, err := e.admin().JobResume(e.ctx, j.ID)
 	e.wantErr(err, driver.ErrWrongState, "resume a pending job")
 	later := job("a")
 	later.RunAt = time.Now().Add(time.Hour)
 	s := e.insert(later)
-	if _, err := e.d.JobPause(e.ctx, s.ID); err != nil {
+	if _, err := e.admin().JobPause(e.ctx, s.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	if out, err := e.d.JobResume(e.ctx, s.ID); err != nil || out.State != driver.StateScheduled {
+	if out, err := e.admin().JobResume(e.ctx, s.ID); err != nil || out.State != driver.StateScheduled {
 		e.t.Fatalf("resume scheduled: %+v, %v", out, err)
 	}
 	e.claimID(j, "w1", lease)
-	_, err = e.d.JobPause(e.ctx, j.ID)
+	_, err = e.admin().JobPause(e.ctx, j.ID)
 	e.wantErr(err, driver.ErrWrongState, "pause a running job")
-	_, err = e.d.JobPause(e.ctx, 1<<40)
+	_, err = e.admin().JobPause(e.ctx, 1<<40)
 	e.wantErr(err, driver.ErrNotFound, "pause an unknown job")
 })
 
@@ -153,7 +154,7 @@ var _ = add("RescueExpiredLeases", func(e *env) {
 	if len(got) != 4 {
 		e.t.Fatalf("claimed %v", ids(got))
 	}
-	if _, err := e.d.JobCancel(e.ctx, cancel.ID); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, cancel.ID); err != nil {
 		e.t.Fatal(err)
 	}
 	time.Sleep(1200 * time.Millisecond)

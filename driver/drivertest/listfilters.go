@@ -22,7 +22,7 @@ var _ = add("ListFilters", func(e *env) {
 	all := []*driver.Job{e.get(j3.ID), e.get(j2.ID), e.get(j1.ID)}
 	list := func(p driver.ListParams) []int64 {
 		e.t.Helper()
-		got, err := e.d.JobList(e.ctx, p)
+		got, err := e.admin().JobList(e.ctx, p)
 		if err != nil {
 			e.t.Fatalf("JobList(%+v): %v", p, err)
 		}

@@ -21,7 +21,7 @@ var _ = add("ListLiveAndArchived", func(e *env) {
 	all := []int64{j4.ID, j3.ID, j2.ID, j1.ID}
 	list := func(p driver.ListParams) []int64 {
 		e.t.Helper()
-		got, err := e.d.JobList(e.ctx, p)
+		got, err := e.admin().JobList(e.ctx, p)
 		if err != nil {
 			e.t.Fatalf("JobList(%+v): %v", p, err)
 		}
@@ -85,10 +85,10 @@ var _ = add("QueueListCounts", func(e *env) {
 	media.Queue = "media"
 	e.insert(media)
 	e.complete(e.claimID(done, "w1", lease), "")
-	if err := e.d.QueuePause(e.ctx, "idle"); err != nil {
+	if err := e.admin().QueuePause(e.ctx, "idle"); err != nil {
 		e.t.Fatal(err)
 	}
-	qs, err := e.d.QueueList(e.ctx, false)
+	qs, err := e.stats().QueueList(e.ctx, false)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ var _ = add("QueueListCounts", func(e *env) {
 	if !qs[1].Paused || qs[2].Counts[driver.StatePending] != 1 {
 		e.t.Fatalf("idle %+v media %+v", qs[1], qs[2])
 	}
-	qs, err = e.d.QueueList(e.ctx, true)
+	qs, err = e.stats().QueueList(e.ctx, true)
 	if err != nil || qs[0].Counts[driver.StateCompleted] != 1 {
 		e.t.Fatalf("with archive: %+v, %v", qs, err)
 	}
@@ -119,7 +119,7 @@ var _ = add("StatsAndChangedSince", func(e *env) {
 	e.insert(job("b"))
 	e.insert(job("b"))
 	e.complete(e.claimID(a, "w1", lease), "")
-	st, err := e.d.JobStats(e.ctx)
+	st, err := e.stats().JobStats(e.ctx)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ var _ = add("StatsAndChangedSince", func(e *env) {
 		st.FinishedLastMinute[driver.StateCompleted] != 1 || st.FinishedLastHour[driver.StateCompleted] != 1 {
 		e.t.Fatalf("stats %+v", st)
 	}
-	changed, err := e.d.JobChangedSince(e.ctx, since, 100)
+	changed, err := e.stats().JobChangedSince(e.ctx, since, 100)
 	if err != nil || len(changed) != 3 {
 		e.t.Fatalf("changed since: %d jobs, %v", len(changed), err)
 	}
@@ -139,11 +139,11 @@ var _ = add("StatsAndChangedSince", func(e *env) {
 	if last := changed[len(changed)-1]; last.ID != a.ID || last.State != driver.StateCompleted {
 		e.t.Fatalf("newest change: job %d %s, want %d completed", last.ID, last.State, a.ID)
 	}
-	if got, _ := e.d.JobChangedSince(e.ctx, since, 1); len(got) != 1 {
+	if got, _ := e.stats().JobChangedSince(e.ctx, since, 1); len(got) != 1 {
 		e.t.Fatalf("limit 1: %d jobs", len(got))
 	}
 	latest := changed[len(changed)-1].UpdatedAt
-	if got, err := e.d.JobChangedSince(e.ctx, latest, 100); err != nil || len(got) != 0 {
+	if got, err := e.stats().JobChangedSince(e.ctx, latest, 100); err != nil || len(got) != 0 {
 		e.t.Fatalf("nothing changed after %s: got %v, %v", latest, ids(got), err)
 	}
 })
@@ -155,10 +155,10 @@ var _ = add("QueueExists", func(e *env) {
 	done := job("a")
 	done.Queue = "finished"
 	e.complete(e.claimID(e.insert(done), "w1", lease), "")
-	if err := e.d.QueuePause(e.ctx, "settings"); err != nil {
+	if err := e.admin().QueuePause(e.ctx, "settings"); err != nil {
 		e.t.Fatal(err)
 	}
-	qs, err := e.d.QueueList(e.ctx, false)
+	qs, err := e.stats().QueueList(e.ctx, false)
 	for _, q := range qs {
 		if q.Name == "finished" {
 			e.t.Fatalf("queue finished still has live jobs: %+v", q)
@@ -168,7 +168,7 @@ var _ = add("QueueExists", func(e *env) {
 		e.t.Fatal(err)
 	}
 	for name, want := range map[string]bool{"live": true, "finished": true, "settings": true, "nosuch": false, "": false} {
-		if got, err := e.d.QueueExists(e.ctx, name); err != nil || got != want {
+		if got, err := e.admin().QueueExists(e.ctx, name); err != nil || got != want {
 			e.t.Fatalf("QueueExists(%q): %v, %v; want %v", name, got, err, want)
 		}
 	}

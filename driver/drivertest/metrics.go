@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 // count answers the n of queue, kind and state in cs (0 when absent).
@@ -23,18 +24,18 @@ var _ = add("JobMetrics", func(e *env) {
 	e.claimID(e.insert(job("m.a")), "w1", time.Minute)
 	retry := e.claimID(e.insert(job("m.b")), "w1", time.Minute)
 	later := time.Now().Add(time.Hour)
-	if _, err := e.d.JobFail(e.ctx, driver.FailParams{HeldJob: held(retry),
+	if _, err := outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(retry),
 		Error: attemptError(retry, "again", true), RetryAt: &later}); err != nil {
 		e.t.Fatal(err)
 	}
 	e.complete(e.claimID(e.insert(job("m.c")), "w1", time.Minute), "")
 	e.failFinal(e.claimID(e.insert(job("m.c")), "w1", time.Minute), "no")
 	for _, n := range []int64{2, 3} {
-		if err := e.d.CounterAdd(e.ctx, driver.CounterRescuedRequeued, n); err != nil {
+		if err := e.metrics().CounterAdd(e.ctx, driver.CounterRescuedRequeued, n); err != nil {
 			e.t.Fatal(err)
 		}
 	}
-	m, err := e.d.JobMetrics(e.ctx, 5*time.Minute)
+	m, err := e.metrics().JobMetrics(e.ctx, 5*time.Minute)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ var _ = add("JobMetrics", func(e *env) {
 			e.t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
 		}
 	}
-	m, err = e.d.JobMetrics(e.ctx, time.Nanosecond)
+	m, err = e.metrics().JobMetrics(e.ctx, time.Nanosecond)
 	if err != nil {
 		e.t.Fatal(err)
 	}

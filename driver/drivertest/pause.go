@@ -12,7 +12,7 @@ var _ = add("PauseRunningKeepsCheckpointAndAttempt", func(e *env) {
 	if _, err := e.d.JobProgress(e.ctx, driver.ProgressParams{HeldJob: held(j), Checkpoint: json.RawMessage(`{"page":7}`)}); err != nil {
 		e.t.Fatal(err)
 	}
-	got, err := e.d.JobRequestPause(e.ctx, j.ID)
+	got, err := e.stops().JobRequestPause(e.ctx, j.ID)
 	if err != nil || got.State != driver.StateRunning {
 		e.t.Fatalf("request pause: %+v, %v; want running", got, err)
 	}
@@ -25,23 +25,23 @@ var _ = add("PauseRunningKeepsCheckpointAndAttempt", func(e *env) {
 	if err != nil || !pr.PauseRequested {
 		e.t.Fatalf("progress: %+v, %v; want pause requested", pr, err)
 	}
-	reqs, err := e.d.JobStopRequests(e.ctx, []int64{j.ID, j.ID + 1000})
+	reqs, err := e.stops().JobStopRequests(e.ctx, []int64{j.ID, j.ID + 1000})
 	if err != nil || len(reqs) != 1 || reqs[0] != (driver.StopRequest{ID: j.ID, Pause: true}) {
 		e.t.Fatalf("stop requests: %+v, %v", reqs, err)
 	}
 	stale := held(j)
 	stale.Attempt++
-	_, err = e.d.JobPauseHeld(e.ctx, stale)
+	_, err = e.stops().JobPauseHeld(e.ctx, stale)
 	e.wantErr(err, driver.ErrLeaseLost, "pause another attempt")
-	paused, err := e.d.JobPauseHeld(e.ctx, held(j))
+	paused, err := e.stops().JobPauseHeld(e.ctx, held(j))
 	if err != nil || paused.State != driver.StatePaused || paused.Attempt != 0 || paused.WorkerID != "" ||
 		paused.LeaseUntil != nil || !jsonEqual(paused.Checkpoint, []byte(`{"page":7}`)) {
 		e.t.Fatalf("paused: %+v, %v", paused, err)
 	}
-	if reqs, _ := e.d.JobStopRequests(e.ctx, []int64{j.ID}); len(reqs) != 0 {
+	if reqs, _ := e.stops().JobStopRequests(e.ctx, []int64{j.ID}); len(reqs) != 0 {
 		e.t.Fatalf("a paused job still has requests: %+v", reqs)
 	}
-	if _, err := e.d.JobResume(e.ctx, j.ID); err != nil {
+	if _, err := e.admin().JobResume(e.ctx, j.ID); err != nil {
 		e.t.Fatal(err)
 	}
 	again := e.claimID(j, "w2", lease)
@@ -57,17 +57,17 @@ var _ = add("PauseRunningKeepsCheckpointAndAttempt", func(e *env) {
 
 var _ = add("PauseRunningCancelWins", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
-	if _, err := e.d.JobRequestPause(e.ctx, j.ID); err != nil {
+	if _, err := e.stops().JobRequestPause(e.ctx, j.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	if _, err := e.d.JobCancel(e.ctx, j.ID); err != nil {
+	if _, err := e.admin().JobCancel(e.ctx, j.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	_, err := e.d.JobPauseHeld(e.ctx, held(j))
+	_, err := e.stops().JobPauseHeld(e.ctx, held(j))
 	e.wantErr(err, driver.ErrLeaseLost, "pause a job asked to cancel")
-	_, err = e.d.JobRequestPause(e.ctx, j.ID)
+	_, err = e.stops().JobRequestPause(e.ctx, j.ID)
 	e.wantErr(err, driver.ErrNotFound, "request pause of a job asked to cancel")
-	if _, err := e.d.JobRequestPause(e.ctx, e.insert(job("a")).ID); err == nil {
+	if _, err := e.stops().JobRequestPause(e.ctx, e.insert(job("a")).ID); err == nil {
 		e.t.Fatal("request pause of a pending job: no error")
 	}
 })
@@ -79,7 +79,7 @@ var _ = add("RescuePausesJobsAskedToPause", func(e *env) {
 	if len(got) != 2 {
 		e.t.Fatalf("claimed %v", ids(got))
 	}
-	if _, err := e.d.JobRequestPause(e.ctx, asked.ID); err != nil {
+	if _, err := e.stops().JobRequestPause(e.ctx, asked.ID); err != nil {
 		e.t.Fatal(err)
 	}
 	time.Sleep(1200 * time.Millisecond) // the leases run out

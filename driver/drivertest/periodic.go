@@ -7,14 +7,14 @@ var _ = add("PeriodicLastTickOnlyMovesForward", func(e *env) {
 	t1 := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	t2 := t1.Add(time.Hour)
 	for _, tick := range []time.Time{t1, t2, t1} {
-		if err := e.d.PeriodicAdvance(e.ctx, "nightly", tick); err != nil {
+		if err := e.periodic().PeriodicAdvance(e.ctx, "nightly", tick); err != nil {
 			e.t.Fatal(err)
 		}
 	}
-	if err := e.d.PeriodicAdvance(e.ctx, "hourly", t1); err != nil {
+	if err := e.periodic().PeriodicAdvance(e.ctx, "hourly", t1); err != nil {
 		e.t.Fatal(err)
 	}
-	ticks, err := e.d.PeriodicLastTicks(e.ctx)
+	ticks, err := e.periodic().PeriodicLastTicks(e.ctx)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ var _ = add("UniqueKeyPrune", func(e *env) {
 	e.finished("new", time.Hour)
 	before := time.Now().Add(time.Second) // past the millisecond windows, inside the hour
 	for i, want := range []int{1, 1, 0} {
-		if n, err := e.d.UniqueKeyPrune(e.ctx, before, 1); err != nil || n != want {
+		if n, err := e.archive().UniqueKeyPrune(e.ctx, before, 1); err != nil || n != want {
 			e.t.Fatalf("prune %d: %d keys, %v; want %d", i, n, err, want)
 		}
 	}

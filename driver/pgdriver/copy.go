@@ -9,13 +9,65 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-var copyColumns = []string{"id", "kind", "op", "queue", "tenant", "state", "priority", "payload", "metadata",
-	"tags", "max_retries", "run_at", "workflow_id", "stage"}
+// copyRow is a job as COPY writes it: its parameters, id, first state and
+// run_at.
+type copyRow struct {
+	p     *driver.InsertParams
+	id    int64
+	state driver.JobState
+	runAt time.Time
+}
 
-// copyColumnsPlain leave op, metadata, tags, workflow_id and stage to their
-// defaults (NULL, '{}', '{}'): most batches set none of them, and the
-// server then parses five values fewer per row.
-var copyColumnsPlain = []string{"id", "kind", "queue", "tenant", "state", "priority", "payload", "max_retries", "run_at"}
+// copyField writes one column of a row.
+type copyField struct {
+	// plain: the column is written by the statement for batches that set
+	// no op, metadata, tags, workflow_id or stage (copyStatementPlain); the
+	// rest keep their defaults (NULL, '{}', '{}'), and the server parses
+	// five values fewer per row.
+	plain bool
+	write func(w *copyWriter, r *copyRow)
+}
+
+// copyFields are the columns COPY writes, by name; their order is
+// driver.JobColumns'.
+var copyFields = map[string]copyField{
+	"id":          {true, func(w *copyWriter, r *copyRow) { w.field(8); w.int64(r.id) }},
+	"kind":        {true, func(w *copyWriter, r *copyRow) { w.text(r.p.Kind) }},
+	"op":          {false, func(w *copyWriter, r *copyRow) { w.nullText(r.p.Op) }},
+	"queue":       {true, func(w *copyWriter, r *copyRow) { w.text(r.p.Queue) }},
+	"tenant":      {true, func(w *copyWriter, r *copyRow) { w.text(r.p.Tenant) }},
+	"state":       {true, func(w *copyWriter, r *copyRow) { w.text(string(r.state)) }},
+	"priority":    {true, func(w *copyWriter, r *copyRow) { w.field(2); w.int16(int16(r.p.Priority)) }},
+	"payload":     {true, func(w *copyWriter, r *copyRow) { w.jsonb(r.p.Payload) }},
+	"metadata":    {false, func(w *copyWriter, r *copyRow) { w.jsonb(r.p.Metadata) }},
+	"tags":        {false, func(w *copyWriter, r *copyRow) { w.textArray(r.p.Tags) }},
+	"max_retries": {true, func(w *copyWriter, r *copyRow) { w.field(4); w.int32(int32(r.p.MaxRetries)) }},
+	"run_at":      {true, func(w *copyWriter, r *copyRow) { w.field(8); w.int64(pgMicros(r.runAt)) }},
+	"workflow_id": {false, func(w *copyWriter, r *copyRow) { w.nullText(r.p.WorkflowID) }},
+	"stage":       {false, func(w *copyWriter, r *copyRow) { w.nullText(r.p.Stage) }},
+}
+
+// copyColumns and copyColumnsPlain name the columns of the two COPY
+// statements, in driver.JobColumns' order; copyWriters and
+// copyWritersPlain write them in the same order.
+var copyColumns, copyColumnsPlain, copyWriters, copyWritersPlain = copyOrder()
+
+func copyOrder() (cols, plainCols []string, writers, plainWriters []func(*copyWriter, *copyRow)) {
+	for _, c := range driver.JobColumns {
+		f, ok := copyFields[c]
+		if !ok {
+			continue
+		}
+		cols, writers = append(cols, c), append(writers, f.write)
+		if f.plain {
+			plainCols, plainWriters = append(plainCols, c), append(plainWriters, f.write)
+		}
+	}
+	if len(cols) != len(copyFields) {
+		panic("pgdriver: a COPY field names no job column")
+	}
+	return cols, plainCols, writers, plainWriters
+}
 
 var (
 	copyStatement      = copySQL(copyColumns)
@@ -89,46 +141,27 @@ func (r *copyReader) fill() {
 		w.int32(0) // header extension length
 		r.next = 0
 	}
-	fields := int16(len(copyColumns))
+	writers := copyWriters
 	if r.plain {
-		fields = int16(len(copyColumnsPlain))
+		writers = copyWritersPlain
 	}
+	fields := int16(len(writers))
+	var row copyRow
 	for ; r.next < len(r.jobs) && len(w.b) < copyChunk; r.next++ {
 		p := r.jobs[r.next]
-		runAt, state := p.RunAt, driver.StatePending
-		if runAt.IsZero() {
-			runAt = r.now
+		row = copyRow{p: p, id: r.ids[r.next], runAt: p.RunAt, state: driver.StatePending}
+		if row.runAt.IsZero() {
+			row.runAt = r.now
 		}
-		if runAt.After(r.now) {
-			state = driver.StateScheduled
+		if row.runAt.After(r.now) {
+			row.state = driver.StateScheduled
 		}
 		if p.Paused {
-			state = driver.StatePaused
+			row.state = driver.StatePaused
 		}
 		w.int16(fields)
-		w.field(8)
-		w.int64(r.ids[r.next])
-		w.text(p.Kind)
-		if !r.plain {
-			w.nullText(p.Op)
-		}
-		w.text(p.Queue)
-		w.text(p.Tenant)
-		w.text(string(state))
-		w.field(2)
-		w.int16(int16(p.Priority))
-		w.jsonb(p.Payload)
-		if !r.plain {
-			w.jsonb(p.Metadata)
-			w.textArray(p.Tags)
-		}
-		w.field(4)
-		w.int32(int32(p.MaxRetries))
-		w.field(8)
-		w.int64(pgMicros(runAt))
-		if !r.plain {
-			w.nullText(p.WorkflowID)
-			w.nullText(p.Stage)
+		for _, write := range writers {
+			write(w, &row)
 		}
 	}
 	if r.next == len(r.jobs) {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/depgraph"
-	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
@@ -267,24 +266,6 @@ func appendKey(b []byte, id int64) []byte {
 	return append(b, '"', ':')
 }
 
-func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
-	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) (err error) {
-		out, err = outcome.Fail(ctx, tx, p)
-		return err
-	})
-	return out, err
-}
-
-func (e executor) JobSnooze(ctx context.Context, p driver.SnoozeParams) (*driver.Job, error) {
-	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) (err error) {
-		out, err = outcome.Snooze(ctx, tx, p)
-		return err
-	})
-	return out, err
-}
-
 func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
 	err = e.q.QueryRow(ctx, q("JobHeldForUpdate"), h.ID, h.Attempt, h.WorkerID).Scan(&cancelRequested)
 	if err == pgx.ErrNoRows {
@@ -310,13 +291,8 @@ func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
-	if err != nil {
-		return nil, err
-	}
-	return j, depgraph.SettleParents(ctx, e, []int64{j.ID})
+	return j, err
 }
-
-var _ outcome.Store = executor{}
 
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult

@@ -115,13 +115,13 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 }
 
 // DepsOfParents removes and answers the dependency links to parents.
-func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]depgraph.Link, error) {
+func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.DepLink, error) {
 	rows, err := e.q.Query(ctx, q("DepsOfParents"), parents)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (depgraph.Link, error) {
-		var l depgraph.Link
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.DepLink, error) {
+		var l driver.DepLink
 		return l, r.Scan(&l.Child, &l.Parent)
 	})
 }
@@ -163,5 +163,3 @@ func collectStrings(rows pgx.Rows, err error) ([]string, error) {
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
-
-var _ depgraph.Store = executor{}

@@ -111,4 +111,4 @@ func isUniqueViolation(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }
 
-var _ driver.PeriodicStore = executor{}
+var _ driver.Full = executor{}

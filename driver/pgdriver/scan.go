@@ -24,30 +24,103 @@ type jobScanner struct {
 	startedAt, finishedAt, leaseUntil, heartbeatAt pgtype.Timestamptz
 	priority, progress                             int16
 	dest                                           []any
-	texts                                          [10]sharedText    // one per name() in newJobScanner
+	texts                                          [10]sharedText    // one per name() in target
 	names                                          map[string]string // made at the first name
 	times                                          []time.Time
 }
 
 func newJobScanner() *jobScanner {
 	s := &jobScanner{}
-	j := &s.j
+	s.dest = make([]any, len(driver.JobColumns))
 	n := 0
+	for i, c := range driver.JobColumns {
+		s.dest[i] = s.target(c, &n)
+	}
+	return s
+}
+
+// target answers the scan target of job column c (driver.JobColumns);
+// n counts the shared texts handed out. A column without a target panics
+// when the package loads (columnsChecked).
+func (s *jobScanner) target(c string, n *int) any {
+	j := &s.j
 	name := func(dst *string) any { // a pointer into texts: no allocation
-		t := &s.texts[n]
+		t := &s.texts[*n]
 		t.dst, t.s = dst, s
-		n++
+		*n++
 		return t
 	}
 	// jsonb is read as bytes: a json.RawMessage target would make pgx parse
 	// each document once more to validate what PostgreSQL already validated.
-	s.dest = []any{&j.ID, name(&j.Kind), name(&s.op), name(&j.Queue), name(&j.Tenant), name(&s.state), &s.priority,
-		(*[]byte)(&j.Payload), (*[]byte)(&j.Metadata), &j.Tags, &j.Attempt, &j.MaxRetries, scanTime(&j.RunAt),
-		scanTime(&j.CreatedAt), &s.startedAt, &s.finishedAt, scanTime(&j.UpdatedAt), &s.leaseUntil, name(&s.workerID), &s.heartbeatAt, &s.progress,
-		name(&j.ProgressMessage), (*[]byte)(&j.Checkpoint), (*[]byte)(&j.Result), &s.errs, name(&s.key), &j.DependsOn,
-		name(&s.workflow), name(&s.stage), &j.CancelRequested, &j.RunOnParentFailure}
-	return s
+	switch c {
+	case "id":
+		return &j.ID
+	case "kind":
+		return name(&j.Kind)
+	case "op":
+		return name(&s.op)
+	case "queue":
+		return name(&j.Queue)
+	case "tenant":
+		return name(&j.Tenant)
+	case "state":
+		return name(&s.state)
+	case "priority":
+		return &s.priority
+	case "payload":
+		return (*[]byte)(&j.Payload)
+	case "metadata":
+		return (*[]byte)(&j.Metadata)
+	case "tags":
+		return &j.Tags
+	case "attempt":
+		return &j.Attempt
+	case "max_retries":
+		return &j.MaxRetries
+	case "run_at":
+		return scanTime(&j.RunAt)
+	case "created_at":
+		return scanTime(&j.CreatedAt)
+	case "started_at":
+		return &s.startedAt
+	case "finished_at":
+		return &s.finishedAt
+	case "updated_at":
+		return scanTime(&j.UpdatedAt)
+	case "lease_until":
+		return &s.leaseUntil
+	case "worker_id":
+		return name(&s.workerID)
+	case "heartbeat_at":
+		return &s.heartbeatAt
+	case "progress":
+		return &s.progress
+	case "progress_message":
+		return name(&j.ProgressMessage)
+	case "checkpoint":
+		return (*[]byte)(&j.Checkpoint)
+	case "result":
+		return (*[]byte)(&j.Result)
+	case "errors":
+		return &s.errs
+	case "idempotency_key":
+		return name(&s.key)
+	case "depends_on":
+		return &j.DependsOn
+	case "workflow_id":
+		return name(&s.workflow)
+	case "stage":
+		return name(&s.stage)
+	case "cancel_requested":
+		return &j.CancelRequested
+	case "run_on_parent_failure":
+		return &j.RunOnParentFailure
+	}
+	panic("pgdriver: no scan target for job column " + c)
 }
+
+// A job column without a scan target fails when the package loads.
+func init() { newJobScanner() }
 
 // scan reads row into a new job. pgx allocates every slice and document
 // anew, so the job shares nothing mutable with the next row.

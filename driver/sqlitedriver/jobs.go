@@ -9,7 +9,6 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/depgraph"
-	"github.com/skiplock/skiplock/driver/outcome"
 )
 
 // kindLeases maps each kind to its lease in µs, for the statements that look
@@ -158,24 +157,6 @@ func (e executor) settleFinished(ctx context.Context, completed, cancelled []int
 	return nil
 }
 
-func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
-	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) (err error) {
-		out, err = outcome.Fail(ctx, tx, p)
-		return err
-	})
-	return out, err
-}
-
-func (e executor) JobSnooze(ctx context.Context, p driver.SnoozeParams) (*driver.Job, error) {
-	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) (err error) {
-		out, err = outcome.Snooze(ctx, tx, p)
-		return err
-	})
-	return out, err
-}
-
 func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {
 	give := 0
 	if unspend {
@@ -202,8 +183,8 @@ func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) 
 	return cancelRequested, err
 }
 
-// ArchiveHeld finishes a held job as failed or cancelled and settles its
-// dependents.
+// ArchiveHeld finishes a held job as failed or cancelled; its dependents
+// are the caller's to settle.
 func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
 	_, now, _ := nowArgs()
 	args := append(held(h), sql.Named("state", string(state)), sql.Named("entry", errorEntry(entry)), now)
@@ -217,10 +198,8 @@ func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	if _, err := e.wexec(ctx, "JobDelete", sql.Named("id", j.ID)); err != nil {
 		return nil, err
 	}
-	return j, depgraph.SettleParents(ctx, e, []int64{j.ID})
+	return j, nil
 }
-
-var _ outcome.Store = executor{}
 
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	_, now, _ := nowArgs()

@@ -104,9 +104,9 @@ func sinceArg(since time.Time) sql.NamedArg {
 }
 
 // DepsOfParents removes and answers the dependency links to parents.
-func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]depgraph.Link, error) {
-	return collect(func(s scanner) (depgraph.Link, error) {
-		var l depgraph.Link
+func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.DepLink, error) {
+	return collect(func(s scanner) (driver.DepLink, error) {
+		var l driver.DepLink
 		return l, s.Scan(&l.Child, &l.Parent)
 	})(e.wquery(ctx, "DepsOfParents", sql.Named("ids", jsonText(parents))))
 }
@@ -155,5 +155,3 @@ func distinct(in []string) []string {
 	}
 	return out
 }
-
-var _ depgraph.Store = executor{}

@@ -12,49 +12,139 @@ import (
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
 
-// scanJob reads one row of {{cols}}.
-func scanJob(row scanner) (*driver.Job, error) {
-	var (
-		j                                       driver.Job
-		op, workerID, key, workflow, stg        sql.NullString
-		state, payload, metadata, tags, errs    string
-		deps                                    string
-		checkpoint, result                      sql.NullString
-		runAt, createdAt, updatedAt             storedMicros
-		startedAt, finishedAt, lease, heartbeat storedMicros
-	)
-	err := row.Scan(&j.ID, &j.Kind, &op, &j.Queue, &j.Tenant, &state, &j.Priority, &payload, &metadata,
-		&tags, &j.Attempt, &j.MaxRetries, &runAt, &createdAt, &startedAt, &finishedAt, &updatedAt,
-		&lease, &workerID, &heartbeat, &j.Progress, &j.ProgressMessage, &checkpoint, &result,
-		&errs, &key, &deps, &workflow, &stg, &j.CancelRequested, &j.RunOnParentFailure)
-	if err != nil {
+// jobRow holds one row of {{cols}} as read, before it becomes a job.
+type jobRow struct {
+	j                                       driver.Job
+	op, workerID, key, workflow, stage      sql.NullString
+	state, payload, metadata, tags, errs    string
+	deps                                    string
+	checkpoint, result                      sql.NullString
+	runAt, createdAt, updatedAt             storedMicros
+	startedAt, finishedAt, lease, heartbeat storedMicros
+}
+
+// target answers the scan target of job column c (driver.JobColumns). A
+// column without one panics when the package loads (init below).
+func (r *jobRow) target(c string) any {
+	j := &r.j
+	switch c {
+	case "id":
+		return &j.ID
+	case "kind":
+		return &j.Kind
+	case "op":
+		return &r.op
+	case "queue":
+		return &j.Queue
+	case "tenant":
+		return &j.Tenant
+	case "state":
+		return &r.state
+	case "priority":
+		return &j.Priority
+	case "payload":
+		return &r.payload
+	case "metadata":
+		return &r.metadata
+	case "tags":
+		return &r.tags
+	case "attempt":
+		return &j.Attempt
+	case "max_retries":
+		return &j.MaxRetries
+	case "run_at":
+		return &r.runAt
+	case "created_at":
+		return &r.createdAt
+	case "started_at":
+		return &r.startedAt
+	case "finished_at":
+		return &r.finishedAt
+	case "updated_at":
+		return &r.updatedAt
+	case "lease_until":
+		return &r.lease
+	case "worker_id":
+		return &r.workerID
+	case "heartbeat_at":
+		return &r.heartbeat
+	case "progress":
+		return &j.Progress
+	case "progress_message":
+		return &j.ProgressMessage
+	case "checkpoint":
+		return &r.checkpoint
+	case "result":
+		return &r.result
+	case "errors":
+		return &r.errs
+	case "idempotency_key":
+		return &r.key
+	case "depends_on":
+		return &r.deps
+	case "workflow_id":
+		return &r.workflow
+	case "stage":
+		return &r.stage
+	case "cancel_requested":
+		return &j.CancelRequested
+	case "run_on_parent_failure":
+		return &j.RunOnParentFailure
+	}
+	panic("sqlitedriver: no scan target for job column " + c)
+}
+
+func init() { newJobScanner() }
+
+// jobScanner reads rows of {{cols}} into its jobRow, whose targets it
+// names once for every row.
+type jobScanner struct {
+	r    jobRow
+	dest []any
+}
+
+func newJobScanner() *jobScanner {
+	s := &jobScanner{dest: make([]any, len(driver.JobColumns))}
+	for i, c := range driver.JobColumns {
+		s.dest[i] = s.r.target(c)
+	}
+	return s
+}
+
+// scan reads row into a new job.
+func (s *jobScanner) scan(row scanner) (*driver.Job, error) {
+	s.r = jobRow{}
+	if err := row.Scan(s.dest...); err != nil {
 		return nil, err
 	}
-	j.State = driver.JobState(state)
-	j.Op, j.WorkerID, j.IdempotencyKey = op.String, workerID.String, key.String
-	j.WorkflowID, j.Stage = workflow.String, stg.String
-	j.Payload, j.Metadata = json.RawMessage(payload), json.RawMessage(metadata)
-	if checkpoint.Valid {
-		j.Checkpoint = json.RawMessage(checkpoint.String)
+	r := &s.r
+	j := new(driver.Job)
+	*j = r.j
+	j.State = driver.JobState(r.state)
+	j.Op, j.WorkerID, j.IdempotencyKey = r.op.String, r.workerID.String, r.key.String
+	j.WorkflowID, j.Stage = r.workflow.String, r.stage.String
+	j.Payload, j.Metadata = json.RawMessage(r.payload), json.RawMessage(r.metadata)
+	if r.checkpoint.Valid {
+		j.Checkpoint = json.RawMessage(r.checkpoint.String)
 	}
-	if result.Valid {
-		j.Result = json.RawMessage(result.String)
+	if r.result.Valid {
+		j.Result = json.RawMessage(r.result.String)
 	}
-	j.RunAt, j.CreatedAt, j.UpdatedAt = runAt.time(), createdAt.time(), updatedAt.time()
-	j.StartedAt, j.FinishedAt = startedAt.ptr(), finishedAt.ptr()
-	j.LeaseUntil, j.HeartbeatAt = lease.ptr(), heartbeat.ptr()
+	j.RunAt, j.CreatedAt, j.UpdatedAt = r.runAt.time(), r.createdAt.time(), r.updatedAt.time()
+	j.StartedAt, j.FinishedAt = r.startedAt.ptr(), r.finishedAt.ptr()
+	j.LeaseUntil, j.HeartbeatAt = r.lease.ptr(), r.heartbeat.ptr()
 	// Most lists are empty: skip the decoder for them.
-	if err := decodeList(tags, &j.Tags); err != nil {
+	if err := decodeList(r.tags, &j.Tags); err != nil {
 		return nil, fmt.Errorf("decode tags of job %d: %w", j.ID, err)
 	}
-	if err := decodeList(deps, &j.DependsOn); err != nil {
+	if err := decodeList(r.deps, &j.DependsOn); err != nil {
 		return nil, fmt.Errorf("decode depends_on of job %d: %w", j.ID, err)
 	}
-	if errs != "[]" {
-		j.Errors = driver.DecodeAttemptErrors([]byte(errs))
+	if r.errs != "[]" {
+		j.Errors = driver.DecodeAttemptErrors([]byte(r.errs))
 	}
 	j.FillEmpty()
-	return &j, nil
+	return j, nil
 }
 
 func scanJobs(rows *sql.Rows, err error) ([]*driver.Job, error) {
@@ -63,8 +153,9 @@ func scanJobs(rows *sql.Rows, err error) ([]*driver.Job, error) {
 	}
 	defer rows.Close()
 	var out []*driver.Job
+	s := newJobScanner()
 	for rows.Next() {
-		j, err := scanJob(rows)
+		j, err := s.scan(rows)
 		if err != nil {
 			return nil, err
 		}

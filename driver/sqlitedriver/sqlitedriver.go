@@ -253,3 +253,5 @@ func isUniqueViolation(err error) bool {
 	}
 	return se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE || se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY
 }
+
+var _ driver.Full = executor{}

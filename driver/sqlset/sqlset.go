@@ -9,14 +9,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/skiplock/skiplock/driver"
 )
 
-// JobColumns are the job columns in the order every driver scans them.
-var JobColumns = []string{"id", "kind", "op", "queue", "tenant", "state", "priority", "payload", "metadata",
-	"tags", "attempt", "max_retries", "run_at", "created_at", "started_at", "finished_at", "updated_at",
-	"lease_until", "worker_id", "heartbeat_at", "progress", "progress_message", "checkpoint", "result",
-	"errors", "idempotency_key", "depends_on", "workflow_id", "stage", "cancel_requested",
-	"run_on_parent_failure"}
+// JobColumns are the job columns in the order every driver scans them;
+// see driver.JobColumns.
+var JobColumns = driver.JobColumns
 
 // Set is a driver's statements by name.
 type Set struct {

@@ -32,6 +32,10 @@ type Opened struct {
 	Close  func()
 }
 
+// Tokens is the driver's token store, or an error wrapping
+// driver.ErrUnsupported.
+func (o Opened) Tokens() (driver.TokenStore, error) { return driver.As[driver.TokenStore](o.Driver) }
+
 // openers are the drivers by kind; sqlite registers itself (sqlite.go).
 var openers = map[string]func(ctx context.Context, url string) (Opened, error){
 	"postgres": func(ctx context.Context, url string) (Opened, error) {

@@ -92,8 +92,10 @@ func (t *executorTx) Commit(ctx context.Context) error {
 
 func (t *executorTx) Rollback(ctx context.Context) error { return t.w.classify(t.tx.Rollback(ctx)) }
 
-// executor watches the statements of driver.Executor; a method added there
-// and not here passes through unwatched.
+// executor watches the statements of driver.Executor and of every optional
+// store (driver.Full, checked below): an optional store's method the watch
+// lacks does not compile, and one the driver lacks answers
+// driver.ErrUnsupported.
 type executor struct {
 	driver.Executor
 	w  *watch
@@ -138,16 +140,6 @@ func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*dr
 	return r, e.write(err)
 }
 
-func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
-	r, err := e.Executor.JobFail(ctx, p)
-	return r, e.write(err)
-}
-
-func (e executor) JobSnooze(ctx context.Context, p driver.SnoozeParams) (*driver.Job, error) {
-	r, err := e.Executor.JobSnooze(ctx, p)
-	return r, e.write(err)
-}
-
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	r, err := e.Executor.JobProgress(ctx, p)
 	return r, e.write(err)
@@ -159,27 +151,47 @@ func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
 }
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
-	r, err := e.Executor.JobList(ctx, p)
+	st, err := driver.As[driver.AdminStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobList(ctx, p)
 	return r, e.read(err)
 }
 
 func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) {
-	r, err := e.Executor.JobCancel(ctx, id)
+	st, err := driver.As[driver.AdminStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobCancel(ctx, id)
 	return r, e.write(err)
 }
 
 func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
-	r, err := e.Executor.JobRetry(ctx, id)
+	st, err := driver.As[driver.AdminStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobRetry(ctx, id)
 	return r, e.write(err)
 }
 
 func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
-	r, err := e.Executor.JobPause(ctx, id)
+	st, err := driver.As[driver.AdminStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobPause(ctx, id)
 	return r, e.write(err)
 }
 
 func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
-	r, err := e.Executor.JobResume(ctx, id)
+	st, err := driver.As[driver.AdminStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobResume(ctx, id)
 	return r, e.write(err)
 }
 
@@ -189,17 +201,29 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 }
 
 func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*driver.Job, error) {
-	r, err := e.Executor.JobChangedSince(ctx, since, limit)
+	st, err := driver.As[driver.StatsStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobChangedSince(ctx, since, limit)
 	return r, e.read(err)
 }
 
 func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
-	r, err := e.Executor.JobStats(ctx)
+	st, err := driver.As[driver.StatsStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobStats(ctx)
 	return r, e.read(err)
 }
 
 func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
-	r, err := e.Executor.JobActivity(ctx, since, bucket)
+	st, err := driver.As[driver.StatsStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobActivity(ctx, since, bucket)
 	return r, e.read(err)
 }
 
@@ -209,11 +233,19 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 }
 
 func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64, error) {
-	r, err := e.Executor.JobSelect(ctx, p)
+	st, err := driver.As[driver.BulkStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobSelect(ctx, p)
 	return r, e.read(err)
 }
 
 func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
-	r, err := e.Executor.JobDeleteArchived(ctx, ids)
+	st, err := driver.As[driver.BulkStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobDeleteArchived(ctx, ids)
 	return r, e.write(err)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/outcome"
 	"github.com/skiplock/skiplock/internal/pgtest"
 	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
@@ -16,7 +17,7 @@ import (
 type janitorDB struct {
 	t   *testing.T
 	ctx context.Context
-	drv driver.Driver
+	drv driver.FullDriver
 	// exec runs a statement of the database's own dialect.
 	exec func(sql string)
 	pg   bool
@@ -91,7 +92,7 @@ func (db *janitorDB) finish(state driver.JobState, queue, kind string) *driver.J
 		db.insert(queue, kind, false)
 		j := db.claim(queue)
 		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
-		if _, err := db.drv.JobFail(db.ctx, driver.FailParams{HeldJob: held,
+		if _, err := outcome.FailJob(db.ctx, db.drv, driver.FailParams{HeldJob: held,
 			Error: driver.AttemptError{Type: "test", Message: "boom"}}); err != nil {
 			db.t.Fatal(err)
 		}

@@ -114,7 +114,7 @@ func (p *PeriodicEnqueuer) RunOnce(ctx context.Context) error {
 		p.last = map[string]time.Time{}
 	}
 	last := p.last
-	if ps, ok := p.Store.(driver.PeriodicStore); ok {
+	if ps, err := driver.As[driver.PeriodicStore](p.Store); err == nil {
 		var err error
 		if last, err = ps.PeriodicLastTicks(ctx); err != nil {
 			return fmt.Errorf("read last periodic ticks: %w", err)
@@ -209,7 +209,7 @@ func (p *PeriodicEnqueuer) enqueue(ctx context.Context, e PeriodicEntry, ticks [
 }
 
 func (p *PeriodicEnqueuer) record(ctx context.Context, exec driver.Executor, name string, tick time.Time) error {
-	if ps, ok := exec.(driver.PeriodicStore); ok {
+	if ps, err := driver.As[driver.PeriodicStore](exec); err == nil {
 		if err := ps.PeriodicAdvance(ctx, name, tick); err != nil {
 			return fmt.Errorf("record last tick: %w", err)
 		}

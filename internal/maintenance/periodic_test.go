@@ -52,7 +52,7 @@ func TestParseCron(t *testing.T) {
 }
 
 type periodicBundle struct {
-	drv   driver.Driver
+	drv   driver.FullDriver
 	clock *fakeClock
 	ctx   context.Context
 }

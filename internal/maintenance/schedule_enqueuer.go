@@ -64,7 +64,11 @@ func (s *ScheduleEnqueuer) runBatch(ctx context.Context, limit int) (int, []stri
 		return 0, nil, err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	due, err := tx.ScheduleDue(ctx, limit)
+	store, err := driver.As[driver.ScheduleStore](tx)
+	if err != nil {
+		return 0, nil, err
+	}
+	due, err := store.ScheduleDue(ctx, limit)
 	if err != nil {
 		return 0, nil, fmt.Errorf("take due schedules: %w", err)
 	}
@@ -81,7 +85,7 @@ func (s *ScheduleEnqueuer) runBatch(ctx context.Context, limit int) (int, []stri
 		if q != "" {
 			queues = append(queues, q)
 		}
-		if err := tx.ScheduleAdvance(ctx, sc.Tenant, sc.Key, NextScheduleRun(sc, now)); err != nil {
+		if err := store.ScheduleAdvance(ctx, sc.Tenant, sc.Key, NextScheduleRun(sc, now)); err != nil {
 			return 0, nil, fmt.Errorf("advance schedule %q: %w", sc.Key, err)
 		}
 	}

@@ -85,7 +85,7 @@ func TestScheduleEnqueuer(t *testing.T) {
 	}
 }
 
-func listKind(t *testing.T, ctx context.Context, drv driver.Driver, kind string) []*driver.Job {
+func listKind(t *testing.T, ctx context.Context, drv driver.FullDriver, kind string) []*driver.Job {
 	t.Helper()
 	jobs, err := drv.JobList(ctx, driver.ListParams{Kind: kind, Limit: 1000})
 	if err != nil {
@@ -94,7 +94,7 @@ func listKind(t *testing.T, ctx context.Context, drv driver.Driver, kind string)
 	return jobs
 }
 
-func scheduleOf(t *testing.T, ctx context.Context, drv driver.Driver, tenant, key string) *driver.Schedule {
+func scheduleOf(t *testing.T, ctx context.Context, drv driver.FullDriver, tenant, key string) *driver.Schedule {
 	t.Helper()
 	all, err := drv.ScheduleList(ctx, &tenant)
 	if err != nil {

@@ -1,0 +1,216 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// ErrUnsupported: the driver does not implement the optional store a call
+// needs.
+var ErrUnsupported = errors.New("not supported by this driver")
+
+// ExecutorWrapper is an executor that wraps another one (a layer that
+// watches or logs its calls): As looks through it, so that a wrapper may
+// implement every optional store and still answer only for the ones the
+// driver beneath it has.
+type ExecutorWrapper interface {
+	UnwrapExecutor() Executor
+}
+
+// As answers e as the optional store T (AdminStore, StatsStore, …), or an
+// error wrapping ErrUnsupported when e, or the executor it wraps, lacks it.
+func As[T any](e Executor) (T, error) {
+	var zero T
+	for inner := e; ; {
+		w, ok := inner.(ExecutorWrapper)
+		if !ok {
+			break
+		}
+		inner = w.UnwrapExecutor()
+		if _, ok := inner.(T); !ok {
+			return zero, unsupported[T]()
+		}
+	}
+	t, ok := e.(T)
+	if !ok {
+		return zero, unsupported[T]()
+	}
+	return t, nil
+}
+
+// Supports reports whether e implements the optional store T.
+func Supports[T any](e Executor) bool {
+	_, err := As[T](e)
+	return err == nil
+}
+
+func unsupported[T any]() error {
+	return fmt.Errorf("%w: it has no %s", ErrUnsupported, reflect.TypeFor[T]().Name())
+}
+
+// AdminStore holds an operator's actions on single jobs and on queues.
+type AdminStore interface {
+	// JobList answers jobs, live or archived, newest first.
+	JobList(ctx context.Context, p ListParams) ([]*Job, error)
+	// JobCancel cancels a live job: at once unless running; a running job
+	// gets cancel_requested and ends cancelled when its worker stops.
+	JobCancel(ctx context.Context, id int64) (*Job, error)
+	// JobRetry returns a failed or cancelled job to pending with its retry
+	// budget reset and its error history kept.
+	JobRetry(ctx context.Context, id int64) (*Job, error)
+	JobPause(ctx context.Context, id int64) (*Job, error)
+	JobResume(ctx context.Context, id int64) (*Job, error)
+	// QueuePause stops claims from a queue; the core's JobClaim honours it.
+	QueuePause(ctx context.Context, name string) error
+	QueueResume(ctx context.Context, name string) error
+	// QueueExists answers whether a queue has settings (it was paused or
+	// resumed) or any job, live or archived.
+	QueueExists(ctx context.Context, name string) (bool, error)
+}
+
+// StatsStore answers what the dashboard, metrics and event feed read.
+type StatsStore interface {
+	// JobStats counts jobs by state and kind, and jobs finished recently.
+	JobStats(ctx context.Context) (*Stats, error)
+	// QueueList answers every queue that has settings or jobs, by name;
+	// Counts include archived jobs when withArchive.
+	QueueList(ctx context.Context, withArchive bool) ([]QueueInfo, error)
+	// JobChangedSince answers jobs, live or archived, updated after since,
+	// oldest change first (the event feed; the hot table is small).
+	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)
+	// JobActivity counts the jobs finished at or after since, by state and
+	// by bucket of the given width (bucket 0 starts at since), and the
+	// workers holding running jobs. It reads only recent archive rows and
+	// the running jobs, so it stays fast however large the archive grows.
+	JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*Activity, error)
+}
+
+// Activity is what JobActivity counts.
+type Activity struct {
+	// Finished holds one count per bucket and state that had any job.
+	Finished []ActivityCount
+	// Running counts running jobs; RunningWorkers the distinct workers
+	// holding them.
+	Running, RunningWorkers int64
+}
+
+// ActivityCount is the jobs of one state finished in one bucket.
+type ActivityCount struct {
+	Bucket int
+	State  JobState
+	N      int64
+}
+
+// Stats are totals over all jobs.
+type Stats struct {
+	// ByStateKind counts jobs: state → kind → n.
+	ByStateKind map[JobState]map[string]int64
+	// Finished counts jobs finished in the last minute and hour by state.
+	FinishedLastMinute map[JobState]int64
+	FinishedLastHour   map[JobState]int64
+}
+
+// QueueInfo is a queue's settings and counts of its live jobs.
+type QueueInfo struct {
+	Name             string
+	Paused           bool
+	Counts           map[JobState]int64
+	OldestPendingAge time.Duration
+}
+
+// Schedule is a recurring per-entity schedule.
+type Schedule struct {
+	Key       string
+	Tenant    string
+	Kind      string
+	Queue     string
+	Payload   []byte
+	Every     time.Duration
+	NextRunAt time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ScheduleStore keeps recurring schedules, which outlive their jobs.
+type ScheduleStore interface {
+	ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, error)
+	ScheduleDelete(ctx context.Context, tenant, key string) error
+	ScheduleList(ctx context.Context, tenant *string) ([]*Schedule, error)
+	// ScheduleDue answers due schedules, locked until the executor's
+	// transaction ends, so that one enqueuer takes each.
+	ScheduleDue(ctx context.Context, limit int) ([]*Schedule, error)
+	ScheduleAdvance(ctx context.Context, tenant, key string, next time.Time) error
+}
+
+// PeriodicStore remembers the last tick each periodic (cron) job was
+// enqueued for, so that a restarted leader knows which ticks it missed.
+type PeriodicStore interface {
+	// PeriodicLastTicks answers the last recorded tick of every periodic job.
+	PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error)
+	// PeriodicAdvance records tick as name's last one unless a later one is
+	// recorded already (two leaders in a split brain never move it back).
+	PeriodicAdvance(ctx context.Context, name string, tick time.Time) error
+}
+
+// ArchiveStore manages the archive of finished jobs, and the hot table.
+type ArchiveStore interface {
+	// HotTableVacuum vacuums the hot table when it holds more than
+	// deadRows dead rows, and answers whether it did (PostgreSQL; a no-op
+	// elsewhere). Autovacuum wakes once a minute, too seldom for a table
+	// that turns over thousands of rows a second.
+	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
+	// ArchivePrepare readies the archive to take jobs finished up to
+	// `until` (daily partitions on PostgreSQL).
+	ArchivePrepare(ctx context.Context, until time.Time) error
+	// UniqueKeyPrune deletes up to limit window keys that expired by
+	// `before` and whose job is not live (finished, or never inserted), and
+	// answers how many it deleted. A live job's key stays.
+	UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// Token is an API token; only the SHA-256 of its secret is stored.
+type Token struct {
+	ID        int64
+	Name      string
+	Hash      string
+	Role      string
+	Tenant    string
+	CreatedAt time.Time
+}
+
+// TokenStore keeps API tokens.
+type TokenStore interface {
+	TokenCreate(ctx context.Context, t *Token) (*Token, error)
+	// TokenByHash answers ErrNotFound for an unknown hash.
+	TokenByHash(ctx context.Context, hash string) (*Token, error)
+	TokenList(ctx context.Context) ([]*Token, error)
+	TokenDelete(ctx context.Context, id int64) error
+	TokenCount(ctx context.Context) (int, error)
+}
+
+// Full is an executor with every optional store, as pgdriver's and
+// sqlitedriver's are.
+type Full interface {
+	Executor
+	AdminStore
+	BulkStore
+	StatsStore
+	ArchiveStore
+	RetentionStore
+	MetricsStore
+	StopStore
+	ContractStore
+	TokenStore
+	ScheduleStore
+	PeriodicStore
+}
+
+// FullDriver is a Driver with every optional store, as pgdriver and
+// sqlitedriver are.
+type FullDriver interface {
+	Driver
+	Full
+}
