@@ -57,16 +57,6 @@ func (l *statementLog) take() []string {
 	return out
 }
 
-func withoutComments(sql string) string {
-	lines := strings.Split(sql, "\n")
-	for i, line := range lines {
-		if c := strings.Index(line, "--"); c >= 0 {
-			lines[i] = line[:c]
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
 // tracedPostgres answers a migrated PostgreSQL driver whose statements log
 // records.
 func tracedPostgres(t *testing.T, log *statementLog) driver.Driver {

@@ -70,7 +70,7 @@ func byName(t *testing.T, rec *tracetest.SpanRecorder, names ...string) map[stri
 func attr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, a := range s.Attributes() {
 		if string(a.Key) == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""

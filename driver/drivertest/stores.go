@@ -21,6 +21,5 @@ func (e *env) tokens() driver.TokenStore       { return need[driver.TokenStore](
 func (e *env) schedules() driver.ScheduleStore { return need[driver.ScheduleStore](e, e.d) }
 func (e *env) periodic() driver.PeriodicStore  { return need[driver.PeriodicStore](e, e.d) }
 
-func (e *env) retention() driver.RetentionStore { return need[driver.RetentionStore](e, e.d) }
-func (e *env) metrics() driver.MetricsStore     { return need[driver.MetricsStore](e, e.d) }
-func (e *env) stops() driver.StopStore          { return need[driver.StopStore](e, e.d) }
+func (e *env) metrics() driver.MetricsStore { return need[driver.MetricsStore](e, e.d) }
+func (e *env) stops() driver.StopStore      { return need[driver.StopStore](e, e.d) }

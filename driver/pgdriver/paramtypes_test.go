@@ -18,6 +18,8 @@ var int4Params = map[string][]int{
 	"JobProgress":      {2},    // attempt
 	"JobArchiveHeld":   {2},    // attempt
 	"JobCompleteHeld":  {2},    // attempt
+	"JobPauseHeld":     {2},    // attempt
+	"JanitorRunSave":   {10},   // partitions dropped by one run
 	"JobRetryLater":    {2, 6}, // attempt, attempt refunded
 	"JobInsert":        {12},   // max_retries
 	"JobInsertWithID":  {12},   // max_retries

@@ -64,7 +64,7 @@ SELECT id FROM gone ORDER BY id;
 -- name: JanitorRunSave
 INSERT INTO skiplock_janitor_runs (started_at, finished_at, runner, dry_run, forced, outcome, message,
     jobs, by_state, partitions, bytes, vaulted)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11, $12)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
 RETURNING id;
 
 -- name: JanitorRunTrim
