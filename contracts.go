@@ -116,7 +116,8 @@ func (c *Client) loadContracts(ctx context.Context, now bool) error {
 		return s.stateErr
 	}
 	stored, err := c.driver.ContractsCurrent(ctx)
-	if errors.Is(err, ErrNotFound) {
+	// No stored set, or a driver that stores none: the process's own holds.
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrUnsupported) {
 		s.set.Store(c.config.Contracts)
 		s.readAt, s.version, s.checked, s.stateErr = time.Now(), 0, true, nil
 		return nil

@@ -42,3 +42,7 @@ func (c *claimTimer) percentile(q float64) time.Duration {
 	slices.Sort(s)
 	return percentile(s, q)
 }
+
+// UnwrapExecutor lets driver.As find the optional stores of the driver the
+// timer wraps.
+func (c *claimTimer) UnwrapExecutor() driver.Executor { return c.Driver }

@@ -34,11 +34,21 @@ func As[T any](e Executor) (T, error) {
 			return zero, unsupported[T]()
 		}
 	}
-	t, ok := e.(T)
-	if !ok {
-		return zero, unsupported[T]()
+	if t, ok := e.(T); ok {
+		return t, nil
 	}
-	return t, nil
+	// A wrapper that does not watch T hands out the store of the driver
+	// beneath it.
+	for inner := e; ; {
+		w, ok := inner.(ExecutorWrapper)
+		if !ok {
+			return zero, unsupported[T]()
+		}
+		inner = w.UnwrapExecutor()
+		if t, ok := inner.(T); ok {
+			return t, nil
+		}
+	}
 }
 
 // Supports reports whether e implements the optional store T.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,7 +114,8 @@ func jobViewFields() []string {
 	var out []string
 	rt := reflect.TypeOf(skiplock.JobView{})
 	for i := range rt.NumField() {
-		out = append(out, rt.Field(i).Tag.Get("json"))
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		out = append(out, name)
 	}
 	return out
 }

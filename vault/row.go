@@ -42,6 +42,8 @@ type jobRecord struct {
 	WorkflowID      *string    `parquet:"workflow_id,optional,dict"`
 	Stage           *string    `parquet:"stage,optional,dict"`
 	CancelRequested bool       `parquet:"cancel_requested"`
+	// Traceparent is the W3C trace context the job carries in its metadata.
+	Traceparent *string `parquet:"traceparent,optional"`
 }
 
 // newJobRecord answers the row of j, from its API view (so that the vault
@@ -59,7 +61,8 @@ func newJobRecord(j *skiplock.JobRow) (jobRecord, error) {
 		LeaseUntil: microPtr(v.LeaseUntil), WorkerID: v.WorkerID, HeartbeatAt: microPtr(v.HeartbeatAt),
 		Progress: int32(v.Progress), ProgressMessage: v.ProgressMessage, Checkpoint: jsonOrNull(v.Checkpoint),
 		Result: jsonOrNull(v.Result), Errors: string(errs), IdempotencyKey: v.IdempotencyKey,
-		DependsOn: v.DependsOn, WorkflowID: v.WorkflowID, Stage: v.Stage, CancelRequested: v.CancelRequested}, nil
+		DependsOn: v.DependsOn, WorkflowID: v.WorkflowID, Stage: v.Stage, CancelRequested: v.CancelRequested,
+		Traceparent: optionalString(v.Traceparent)}, nil
 }
 
 // job answers the stored job the row was made from.
@@ -117,5 +120,12 @@ func jsonOrNull(b json.RawMessage) *string {
 		return nil
 	}
 	s := string(b)
+	return &s
+}
+
+func optionalString(s string) *string {
+	if s == "" {
+		return nil
+	}
 	return &s
 }
