@@ -24,28 +24,17 @@ type ExecutorWrapper interface {
 // error wrapping ErrUnsupported when e, or the executor it wraps, lacks it.
 func As[T any](e Executor) (T, error) {
 	var zero T
-	for inner := e; ; {
-		w, ok := inner.(ExecutorWrapper)
-		if !ok {
-			break
-		}
+	// The driver beneath every wrapper decides whether T is there; the
+	// outermost layer that implements T (a wrapper watching it) answers.
+	inner := e
+	for w, ok := inner.(ExecutorWrapper); ok; w, ok = inner.(ExecutorWrapper) {
 		inner = w.UnwrapExecutor()
-		if _, ok := inner.(T); !ok {
-			return zero, unsupported[T]()
-		}
 	}
-	if t, ok := e.(T); ok {
-		return t, nil
+	if _, ok := inner.(T); !ok {
+		return zero, unsupported[T]()
 	}
-	// A wrapper that does not watch T hands out the store of the driver
-	// beneath it.
-	for inner := e; ; {
-		w, ok := inner.(ExecutorWrapper)
-		if !ok {
-			return zero, unsupported[T]()
-		}
-		inner = w.UnwrapExecutor()
-		if t, ok := inner.(T); ok {
+	for cur := e; ; cur = cur.(ExecutorWrapper).UnwrapExecutor() {
+		if t, ok := cur.(T); ok {
 			return t, nil
 		}
 	}

@@ -106,7 +106,9 @@ serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
 
 Configuration: flags, then environment (SKIPLOCK_DATABASE_URL, SKIPLOCK_LISTEN,
 SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
-SKIPLOCK_LOG_LEVEL, SKIPLOCK_VAULT), then the file (./skiplock.yaml or --config).`,
+SKIPLOCK_CONTRACTS_WIN, SKIPLOCK_LOG_LEVEL, SKIPLOCK_LOG_FORMAT, SKIPLOCK_VAULT),
+then the file (./skiplock.yaml or --config). Tracing follows the OTEL_*
+environment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			flags.DatabaseURL = g.databaseURL

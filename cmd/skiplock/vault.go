@@ -64,6 +64,16 @@ func (vf *vaultFlags) open(ctx context.Context) (*vault.Vault, error) {
 	return v, nil
 }
 
+// openRange parses --from and --to, then opens the vault.
+func (vf *vaultFlags) openRange(ctx context.Context) (*vault.Vault, time.Time, time.Time, error) {
+	from, to, err := vf.bounds(time.Now())
+	if err != nil {
+		return nil, from, to, err
+	}
+	v, err := vf.open(ctx)
+	return v, from, to, err
+}
+
 // bounds parses --from and --to.
 func (vf *vaultFlags) bounds(now time.Time) (from, to time.Time, err error) {
 	if from, err = parseWhen("--from", vf.from, now); err != nil {
@@ -163,11 +173,7 @@ func newVaultLsCmd() *cobra.Command {
 	var vf vaultFlags
 	cmd := &cobra.Command{Use: "ls", Short: "List the vault's files: hour, jobs, bytes, ids", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			from, to, err := vf.bounds(time.Now())
-			if err != nil {
-				return err
-			}
-			v, err := vf.open(cmd.Context())
+			v, from, to, err := vf.openRange(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -270,11 +276,7 @@ func newVaultMetricsCmd() *cobra.Command {
 	var vf vaultFlags
 	cmd := &cobra.Command{Use: "metrics", Short: "Show the vault's hourly queue metrics: jobs by final state, run times", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			from, to, err := vf.bounds(time.Now())
-			if err != nil {
-				return err
-			}
-			v, err := vf.open(cmd.Context())
+			v, from, to, err := vf.openRange(cmd.Context())
 			if err != nil {
 				return err
 			}
