@@ -17,7 +17,7 @@ import (
 func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
 	ids := make([]int64, 0, len(jobs))
 	err := e.inTx(ctx, func(tx executor) error {
-		rows, err := tx.q.Query(ctx, q("JobNextIDs"), len(jobs))
+		rows, err := tx.q.Query(ctx, jobNextIDs.SQL, jobNextIDs.Args(countArg{len(jobs)})...)
 		if err != nil {
 			return err
 		}
@@ -119,10 +119,15 @@ const inCallerTx = "\n-- in the caller's transaction"
 // own, or, inside a caller's transaction, as a statement of its own text
 // planned as PostgreSQL chooses (the settings would outlive it there).
 func (e executor) pinned(ctx context.Context, settings, name string, args []any, read func(pgx.Rows, error) error) error {
+	return e.pinnedSQL(ctx, settings, q(name), args, read)
+}
+
+// pinnedSQL is pinned for a statement's text.
+func (e executor) pinnedSQL(ctx context.Context, settings, sql string, args []any, read func(pgx.Rows, error) error) error {
 	if e.inCallersTx() {
-		return read(e.q.Query(ctx, q(name)+inCallerTx, args...))
+		return read(e.q.Query(ctx, sql+inCallerTx, args...))
 	}
-	return e.inLocalTx(ctx, settings, q(name), args, read)
+	return e.inLocalTx(ctx, settings, sql, args, read)
 }
 
 // inCallersTx reports whether e runs in a transaction its caller opened.
@@ -267,7 +272,7 @@ func appendKey(b []byte, id int64) []byte {
 }
 
 func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
-	err = e.q.QueryRow(ctx, q("JobHeldForUpdate"), h.ID, h.Attempt, h.WorkerID).Scan(&cancelRequested)
+	err = e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...).Scan(&cancelRequested)
 	if err == pgx.ErrNoRows {
 		return false, driver.ErrLeaseLost
 	}
@@ -279,7 +284,7 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 	if unspend {
 		give = 1
 	}
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobRetryLater"), h.ID, h.Attempt, h.WorkerID, at, errorEntry(entry), give))
+	j, err := scanOne(e.q.QueryRow(ctx, jobRetryLater.SQL, jobRetryLater.Args(retryArgs{heldArgs(h), at, errorEntry(entry), give})...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -287,7 +292,7 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 }
 
 func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobArchiveHeld"), h.ID, h.Attempt, h.WorkerID, string(state), errorEntry(entry)))
+	j, err := scanOne(e.q.QueryRow(ctx, jobArchiveHeld.SQL, jobArchiveHeld.Args(archiveHeldArgs{heldArgs(h), string(state), errorEntry(entry)})...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -297,8 +302,9 @@ func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state drive
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
 	leaseKinds, leases := kindLeases([]string{}, p.LeaseKinds, p.Leases)
-	err := e.q.QueryRow(ctx, q("JobProgress"), p.ID, p.Attempt, p.WorkerID, p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
+	args := jobProgress.Args(progressArgs{heldArgs(p.HeldJob), p.Progress, p.ProgressMessage,
+		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases})
+	err := e.q.QueryRow(ctx, jobProgress.SQL, args...).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
 	if err == pgx.ErrNoRows {
 		return nil, driver.ErrLeaseLost
 	}
@@ -306,7 +312,7 @@ func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*dr
 }
 
 func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
-	return scanOne(e.q.QueryRow(ctx, q("JobGet"), id))
+	return scanOne(e.q.QueryRow(ctx, jobGet.SQL, jobGet.Args(idArg{id})...))
 }
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
@@ -330,10 +336,13 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	if tags == nil {
 		tags = []string{}
 	}
-	return scanJobs(e.q.Query(ctx, q("JobList"), pgx.QueryExecModeDescribeExec, live, states, p.Kind, p.Queue,
-		p.Tenant, p.WorkflowID, p.BeforeID, limit, archived, tags, meta, p.WorkerID, p.ErrorType,
-		optTime(p.CreatedAfter), optTime(p.CreatedBefore), optTime(p.FinishedAfter), optTime(p.FinishedBefore),
-		p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()))
+	args := jobList.Args(listArgs{Live: live, States: states, Kind: p.Kind, Queue: p.Queue, Tenant: p.Tenant,
+		WorkflowID: p.WorkflowID, BeforeID: p.BeforeID, Limit: limit, Archived: archived, Tags: tags,
+		Metadata: meta, WorkerID: p.WorkerID, ErrorType: p.ErrorType,
+		CreatedAfter: optTime(p.CreatedAfter), CreatedBefore: optTime(p.CreatedBefore),
+		FinishedAfter: optTime(p.FinishedAfter), FinishedBefore: optTime(p.FinishedBefore),
+		ByTime: p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()})
+	return scanJobs(e.q.Query(ctx, jobList.SQL, append([]any{pgx.QueryExecModeDescribeExec}, args...)...))
 }
 
 // optTime answers nil for the zero time (no bound).
@@ -353,10 +362,10 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 			return err
 		}
 		if state == driver.StateRunning {
-			out, err = scanOne(tx.q.QueryRow(ctx, q("JobRequestCancel"), id))
+			out, err = scanOne(tx.q.QueryRow(ctx, jobRequestCancel.SQL, jobRequestCancel.Args(idArg{id})...))
 			return err
 		}
-		out, err = scanOne(tx.q.QueryRow(ctx, q("JobArchiveLive"), id, "[]"))
+		out, err = scanOne(tx.q.QueryRow(ctx, jobArchiveLive.SQL, jobArchiveLive.Args(archiveLiveArgs{id, "[]"})...))
 		if err != nil {
 			return err
 		}
@@ -369,14 +378,14 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 // ErrWrongState, an unknown one ErrNotFound.
 func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
-	err := e.q.QueryRow(ctx, q("JobLiveForUpdate"), id).Scan(&st)
+	err := e.q.QueryRow(ctx, jobLiveForUpdate.SQL, jobLiveForUpdate.Args(idArg{id})...).Scan(&st)
 	if err == nil {
 		return driver.JobState(st), nil
 	}
 	if err != pgx.ErrNoRows {
 		return "", err
 	}
-	err = e.q.QueryRow(ctx, q("JobArchivedState"), id).Scan(&st)
+	err = e.q.QueryRow(ctx, jobArchivedState.SQL, jobArchivedState.Args(idArg{id})...).Scan(&st)
 	if err == pgx.ErrNoRows {
 		return "", driver.ErrNotFound
 	}
@@ -387,7 +396,7 @@ func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, err
 }
 
 func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobUnarchive"), id))
+	j, err := scanOne(e.q.QueryRow(ctx, jobUnarchive.SQL, jobUnarchive.Args(idArg{id})...))
 	if err == driver.ErrNotFound {
 		return nil, e.explainState(ctx, id, "retry")
 	}
@@ -398,7 +407,7 @@ func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
 }
 
 func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobPause"), id))
+	j, err := scanOne(e.q.QueryRow(ctx, jobPause.SQL, jobPause.Args(idArg{id})...))
 	if err == driver.ErrNotFound {
 		return nil, e.explainState(ctx, id, "pause")
 	}
@@ -406,7 +415,7 @@ func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
 }
 
 func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobResume"), id))
+	j, err := scanOne(e.q.QueryRow(ctx, jobResume.SQL, jobResume.Args(idArg{id})...))
 	if err == driver.ErrNotFound {
 		return nil, e.explainState(ctx, id, "resume")
 	}
@@ -420,4 +429,75 @@ func (e executor) explainState(ctx context.Context, id int64, op string) error {
 		return err
 	}
 	return fmt.Errorf("%w: cannot %s job %d in state %s", driver.ErrWrongState, op, id, j.State)
+}
+
+var (
+	jobNextIDs       = bind[countArg]("JobNextIDs")
+	jobHeldForUpdate = bind[heldArgs]("JobHeldForUpdate")
+	jobRetryLater    = bind[retryArgs]("JobRetryLater")
+	jobArchiveHeld   = bind[archiveHeldArgs]("JobArchiveHeld")
+	jobProgress      = bind[progressArgs]("JobProgress")
+	jobGet           = bind[idArg]("JobGet")
+	jobList          = bind[listArgs]("JobList")
+	jobRequestCancel = bind[idArg]("JobRequestCancel")
+	jobArchiveLive   = bind[archiveLiveArgs]("JobArchiveLive")
+	jobLiveForUpdate = bind[idArg]("JobLiveForUpdate")
+	jobArchivedState = bind[idArg]("JobArchivedState")
+	jobUnarchive     = bind[idArg]("JobUnarchive")
+	jobPause         = bind[idArg]("JobPause")
+	jobResume        = bind[idArg]("JobResume")
+)
+
+type countArg struct {
+	Count int `sql:"count"`
+}
+
+type retryArgs struct {
+	heldArgs
+	RunAt  time.Time `sql:"run_at"`
+	Error  string    `sql:"error"`
+	Refund int       `sql:"refund"` // 1 gives the attempt back
+}
+
+type archiveHeldArgs struct {
+	heldArgs
+	State string `sql:"state"`
+	Error string `sql:"error"`
+}
+
+type progressArgs struct {
+	heldArgs
+	Progress        *int      `sql:"progress"`
+	ProgressMessage *string   `sql:"progress_message"`
+	Checkpoint      any       `sql:"checkpoint"`
+	Lease           float64   `sql:"lease"`
+	LeaseKinds      []string  `sql:"lease_kinds"`
+	Leases          []float64 `sql:"leases"`
+}
+
+type archiveLiveArgs struct {
+	ID     int64  `sql:"id"`
+	Errors string `sql:"errors"`
+}
+
+type listArgs struct {
+	Live           bool       `sql:"live"`
+	Archived       bool       `sql:"archived"`
+	States         []string   `sql:"states"`
+	Kind           string     `sql:"kind"`
+	Queue          string     `sql:"queue"`
+	Tenant         *string    `sql:"tenant"`
+	WorkflowID     string     `sql:"workflow_id"`
+	BeforeID       int64      `sql:"before_id"`
+	Limit          int        `sql:"limit"`
+	Tags           []string   `sql:"tags"`
+	Metadata       []byte     `sql:"metadata"`
+	WorkerID       string     `sql:"worker_id"`
+	ErrorType      string     `sql:"error_type"`
+	CreatedAfter   *time.Time `sql:"created_after"`
+	CreatedBefore  *time.Time `sql:"created_before"`
+	FinishedAfter  *time.Time `sql:"finished_after"`
+	FinishedBefore *time.Time `sql:"finished_before"`
+	// ByTime reads the archive by a time bound (see JobList).
+	ByTime bool `sql:"by_time"`
 }
