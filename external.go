@@ -291,12 +291,57 @@ type FailParams struct {
 
 // Fail records a failed attempt: the job is retried after its backoff (or
 // RetryIn) while retries are left, otherwise it fails. A job asked to pause
-// goes to paused instead, its attempt unspent. It reads the job
-// first: its kind and retries decide the outcome.
+// goes to paused instead, its attempt unspent. A report that names its
+// attempt is one fenced statement on a driver with driver.FailStore; without
+// the attempt (or that store) the job is read first.
 func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, error) {
 	if p.RetryIn != nil && *p.RetryIn < 0 {
 		return nil, invalid("retry_in_seconds", "must not be negative")
 	}
+	if p.RetryIn != nil && p.Retryable {
+		if err := checkTime("retry_in_seconds", time.Now().Add(*p.RetryIn)); err != nil {
+			return nil, err
+		}
+	}
+	if p.ErrorType == "" {
+		p.ErrorType = "error"
+	}
+	var j *JobRow
+	var err error
+	if fs, ferr := driver.As[driver.FailStore](c.driver); ferr == nil {
+		j, err = c.failFenced(ctx, fs, id, p)
+	} else {
+		j, err = c.failRead(ctx, id, p)
+	}
+	if err == nil && j.State == StatePending {
+		c.wake.insertDone(c.driver, []string{j.Queue}, true)
+	}
+	return j, err
+}
+
+// failFenced fails the job in the driver's one statement, the waits of
+// every kind it knows given, so that nothing reads the job first.
+func (c *Client) failFenced(ctx context.Context, fs driver.FailStore, id int64, p FailParams) (*JobRow, error) {
+	h, err := c.held(ctx, id, p.WorkerID, p.Attempt)
+	if err != nil {
+		return nil, err
+	}
+	fp := driver.FailHeldParams{HeldJob: h, Error: driver.AttemptError{Attempt: h.Attempt, Type: p.ErrorType,
+		Message: p.Message, At: time.Now().UTC(), Retryable: p.Retryable}}
+	if p.RetryIn != nil {
+		fp.Wait = *p.RetryIn
+	} else {
+		fp.Wait, fp.WaitKinds, fp.Waits = c.backoffsOfKinds(h.Attempt - 1)
+	}
+	j, err := fs.JobFail(ctx, fp)
+	if err != nil {
+		return nil, c.refused(ctx, id, err)
+	}
+	return j, nil
+}
+
+// failRead reads the job, then runs driver/outcome in a transaction.
+func (c *Client) failRead(ctx context.Context, id int64, p FailParams) (*JobRow, error) {
 	if err := checkAttempt(p.Attempt); err != nil {
 		return nil, err
 	}
@@ -312,11 +357,7 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 	if j, err := c.driver.JobPauseHeld(ctx, driver.HeldJob{ID: id, Attempt: row.Attempt, WorkerID: p.WorkerID}); err == nil {
 		return j, nil
 	}
-	typ := p.ErrorType
-	if typ == "" {
-		typ = "error"
-	}
-	entry := driver.AttemptError{Attempt: row.Attempt, Type: typ, Message: p.Message, At: time.Now().UTC(),
+	entry := driver.AttemptError{Attempt: row.Attempt, Type: p.ErrorType, Message: p.Message, At: time.Now().UTC(),
 		Retryable: p.Retryable && row.Attempt <= row.MaxRetries}
 	fp := driver.FailParams{HeldJob: driver.HeldJob{ID: id, Attempt: row.Attempt, WorkerID: p.WorkerID}, Error: entry}
 	if entry.Retryable {
@@ -325,16 +366,9 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 			wait = *p.RetryIn
 		}
 		at := time.Now().Add(wait)
-		if err := checkTime("retry_in_seconds", at); err != nil {
-			return nil, err
-		}
 		fp.RetryAt = &at
 	}
-	j, err := outcome.FailJob(ctx, c.driver, fp)
-	if err == nil && j.State == StatePending {
-		c.wake.insertDone(c.driver, []string{j.Queue}, true)
-	}
-	return j, err
+	return outcome.FailJob(ctx, c.driver, fp)
 }
 
 // InsertBatch enqueues jobs all or nothing and answers each job (or the

@@ -21,6 +21,7 @@ var int4Params = map[string][]string{
 	"JobArchiveHeld":   {"attempt"},           // attempt
 	"JobCompleteHeld":  {"$2"},                // attempt
 	"JobPauseHeld":     {"attempt"},           // attempt
+	"JobFailHeld":      {"attempt"},           // attempt
 	"JanitorRunSave":   {"partitions"},        // partitions dropped by one run
 	"JobRetryLater":    {"attempt", "refund"}, // attempt, attempt refunded
 	"JobInsert":        {"$12"},               // max_retries

@@ -553,3 +553,40 @@ RETURNING version, source, digest, strict, kinds, applied_at;
 
 -- name: ContractsCurrent
 SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contracts ORDER BY version DESC LIMIT 1;
+
+-- name: JobFailHeld
+-- A failed attempt of a held job in one statement (see driver.FailStore):
+-- h locks the job and decides; kept pauses or retries it, d and a finish
+-- it, each by primary key. The entry's retryable says what was decided.
+-- The last column tells whether a finished job has dependents to settle.
+WITH h AS (
+    SELECT id, cancel_requested, pause_requested AND NOT cancel_requested AS pause,
+           @retryable::boolean AND attempt <= max_retries AS retryable,
+           now() + make_interval(secs => coalesce((@waits::float8[])[array_position(@wait_kinds::text[], kind)],
+               @wait::float8)) AS run_at
+    FROM skiplock_jobs
+    WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
+    FOR UPDATE
+), kept AS (
+    UPDATE skiplock_jobs j
+    SET state = CASE WHEN h.pause THEN 'paused' WHEN h.run_at <= now() THEN 'pending' ELSE 'scheduled' END,
+        run_at = CASE WHEN h.pause THEN j.run_at ELSE h.run_at END,
+        attempt = j.attempt - CASE WHEN h.pause THEN 1 ELSE 0 END,
+        errors = CASE WHEN h.pause THEN j.errors ELSE j.errors || jsonb_set(@error::jsonb, ARRAY['0', 'retryable'], 'true') END,
+        worker_id = NULL, lease_until = NULL, pause_requested = false, updated_at = now()
+    FROM h
+    WHERE j.id = h.id AND (h.pause OR (h.retryable AND NOT h.cancel_requested))
+    RETURNING {{cols j:}}
+), d AS (
+    DELETE FROM skiplock_jobs j USING h
+    WHERE j.id = h.id AND NOT h.pause AND NOT (h.retryable AND NOT h.cancel_requested)
+    RETURNING j.*, h.retryable AS entry_retryable
+), a AS (
+    INSERT INTO skiplock_jobs_archive ({{cols}})
+    SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'failed' END, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || jsonb_set(@error::jsonb, ARRAY['0', 'retryable'], to_jsonb(d.entry_retryable))}}
+    FROM d
+    RETURNING {{cols}}
+)
+SELECT {{cols}}, false FROM kept
+UNION ALL
+SELECT {{cols a:}}, EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.parent_id = a.id) FROM a;
