@@ -1,6 +1,7 @@
 package sqlset
 
 import (
+	"database/sql"
 	"fmt"
 	"reflect"
 	"slices"
@@ -9,8 +10,9 @@ import (
 )
 
 // number rewrites the @name parameters of the statement called name to
-// numbered placeholders and answers the names in the order of their
-// numbers; nil when the statement names none. Comments, quoted text and
+// numbered placeholders (with Numbered; else it leaves them) and answers
+// the names in the order of their first appearance; nil when the statement
+// names none. Comments, quoted text and
 // operators that start with @ (@>, @@) are left as they are.
 func (s *Set) number(name, sql string) (string, []string) {
 	var (
@@ -50,7 +52,11 @@ func (s *Set) number(name, sql string) (string, []string) {
 				params = append(params, p)
 				n = len(params) - 1
 			}
-			out.WriteString(s.placeholder + strconv.Itoa(n+1))
+			if s.placeholder != "" {
+				out.WriteString(s.placeholder + strconv.Itoa(n+1))
+			} else {
+				out.WriteString(sql[i:j])
+			}
 			i = j
 		default:
 			out.WriteByte(c)
@@ -77,8 +83,34 @@ func (s *Set) Positional(name string) string {
 	return sql
 }
 
+// CheckArgs reports whether args, the arguments of a call of the statement
+// called name, are sql.NamedArg values naming exactly its parameters; for
+// a driver whose database reads the names itself, where a name not given
+// would be bound NULL without a word. Its tests turn it on at every call.
+func (s *Set) CheckArgs(name string, args []any) error {
+	params := s.params[name]
+	var given []string
+	for _, a := range args {
+		na, ok := a.(sql.NamedArg)
+		if !ok {
+			return fmt.Errorf("%s: %s: argument %v is not named", s.driver, name, a)
+		}
+		if !slices.Contains(params, na.Name) {
+			return fmt.Errorf("%s: %s does not use @%s", s.driver, name, na.Name)
+		}
+		given = append(given, na.Name)
+	}
+	for _, p := range params {
+		if !slices.Contains(given, p) {
+			return fmt.Errorf("%s: %s uses @%s, which the call does not give", s.driver, name, p)
+		}
+	}
+	return nil
+}
+
 // Params answers the named parameters of the statement called name in the
-// order of their numbers; nil for a statement that numbers its own.
+// order of their first appearance (their numbers, with Numbered); nil for
+// a statement that has none or numbers its own.
 func (s *Set) Params(name string) []string {
 	s.Get(name)
 	return slices.Clone(s.params[name])

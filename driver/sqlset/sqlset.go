@@ -8,7 +8,8 @@
 // to numbered placeholders ($1, $2, … on PostgreSQL) and Bind ties a
 // statement to a struct whose tagged fields give its arguments: a name the
 // statement uses and the struct lacks, or the other way round, stops the
-// driver package at load.
+// driver package at load. A set that leaves the names to the database
+// (SQLite) checks the sql.NamedArg arguments of a call with CheckArgs.
 package sqlset
 
 import (
@@ -66,12 +67,9 @@ func MustParse(driver, src string, columns []string, opts ...Option) *Set {
 			panic(fmt.Sprintf("%s: two statements are named %s", driver, name))
 		}
 		body = colsMacro.ReplaceAllStringFunc(strings.TrimSpace(body), s.expandCols)
-		if s.placeholder != "" {
-			var params []string
-			body, params = s.number(name, body)
-			if params != nil {
-				s.params[name] = params
-			}
+		var params []string
+		if body, params = s.number(name, body); params != nil {
+			s.params[name] = params
 		}
 		s.byName[name] = body
 	}
