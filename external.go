@@ -10,6 +10,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/outcome"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // The worker protocol for workers outside this process (the HTTP server
@@ -302,6 +303,12 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 		if err := checkTime("retry_in_seconds", time.Now().Add(*p.RetryIn)); err != nil {
 			return nil, err
 		}
+	}
+	if err := input.CheckText("error.type", p.ErrorType, input.MaxNameBytes); err != nil {
+		return nil, inputError(err)
+	}
+	if err := input.CheckText("error.message", p.Message, input.MaxMessageBytes); err != nil {
+		return nil, inputError(err)
 	}
 	if p.ErrorType == "" {
 		p.ErrorType = "error"
