@@ -18,17 +18,8 @@ type kindLeases struct {
 // leasesOfKinds settles the kind leases once, at NewClient: the kinds of
 // the contracts and of the workers, each with its policy's lease.
 func (c *Client) leasesOfKinds() kindLeases {
-	var kinds []string
-	for _, k := range c.contractSet().Kinds() {
-		kinds = append(kinds, k.Kind)
-	}
-	for kind := range c.config.Workers.byKind {
-		if !slices.Contains(kinds, kind) {
-			kinds = append(kinds, kind)
-		}
-	}
 	var kl kindLeases
-	for _, kind := range kinds {
+	for _, kind := range c.knownKinds() {
 		lease := c.policyOf(kind, WorkerOpts{}).lease
 		if p, ok := c.policies[kind]; ok {
 			lease = p.lease
@@ -38,4 +29,18 @@ func (c *Client) leasesOfKinds() kindLeases {
 		}
 	}
 	return kl
+}
+
+// knownKinds answers the kinds of the contracts and of the workers.
+func (c *Client) knownKinds() []string {
+	var kinds []string
+	for _, k := range c.contractSet().Kinds() {
+		kinds = append(kinds, k.Kind)
+	}
+	for kind := range c.config.Workers.byKind {
+		if !slices.Contains(kinds, kind) {
+			kinds = append(kinds, kind)
+		}
+	}
+	return kinds
 }

@@ -2,9 +2,17 @@ package pgdriver
 
 import "time"
 
-// Query answers a statement of queries.sql, expanded, for tests that look
-// at its plan.
-func Query(name string) string { return q(name) }
+// Query answers a statement of queries.sql, expanded and its parameters
+// numbered, for tests that look at its plan.
+func Query(name string) string { return queries.Get(name) }
+
+// QueryParams answers the named parameters of a statement in the order of
+// their numbers; nil for a statement that numbers its own.
+func QueryParams(name string) []string { return queries.Params(name) }
+
+// UnboundQueries answers the statements with named parameters that no
+// package variable binds to its arguments.
+func UnboundQueries() []string { return queries.Unbound() }
 
 // GenericPlan is the settings the claim and the completion run under.
 const GenericPlan = genericPlan

@@ -9,18 +9,18 @@ import (
 )
 
 func (e executor) QueuePause(ctx context.Context, name string) error {
-	_, err := e.q.Exec(ctx, q("QueuePause"), name, true)
+	_, err := e.q.Exec(ctx, queuePause.SQL, queuePause.Args(queuePauseArgs{name, true})...)
 	return err
 }
 
 func (e executor) QueueResume(ctx context.Context, name string) error {
-	_, err := e.q.Exec(ctx, q("QueuePause"), name, false)
+	_, err := e.q.Exec(ctx, queuePause.SQL, queuePause.Args(queuePauseArgs{name, false})...)
 	return err
 }
 
 func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
 	var ok bool
-	err := e.q.QueryRow(ctx, q("QueueExists"), name).Scan(&ok)
+	err := e.q.QueryRow(ctx, queueExists.SQL, queueExists.Args(nameArg{name})...).Scan(&ok)
 	return ok, err
 }
 
@@ -29,7 +29,7 @@ func (e executor) QueueNotify(ctx context.Context, queues []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.q.Exec(ctx, q("Notify"), ch, queues)
+	_, err = e.q.Exec(ctx, notify.SQL, notify.Args(notifyArgs{ch, queues})...)
 	return err
 }
 
@@ -92,7 +92,7 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 }
 
 func (e executor) LeaderAttempt(ctx context.Context, name, id string, ttl time.Duration) (bool, error) {
-	rows, err := e.q.Query(ctx, q("LeaderAttempt"), name, id, secs(ttl))
+	rows, err := e.q.Query(ctx, leaderAttempt.SQL, leaderAttempt.Args(leaderArgs{name, id, secs(ttl)})...)
 	if err != nil {
 		return false, err
 	}
@@ -101,6 +101,39 @@ func (e executor) LeaderAttempt(ctx context.Context, name, id string, ttl time.D
 }
 
 func (e executor) LeaderResign(ctx context.Context, name, id string) error {
-	_, err := e.q.Exec(ctx, q("LeaderResign"), name, id)
+	_, err := e.q.Exec(ctx, leaderResign.SQL, leaderResign.Args(resignArgs{name, id})...)
 	return err
+}
+
+var (
+	queuePause    = bind[queuePauseArgs]("QueuePause")
+	queueExists   = bind[nameArg]("QueueExists")
+	notify        = bind[notifyArgs]("Notify")
+	leaderAttempt = bind[leaderArgs]("LeaderAttempt")
+	leaderResign  = bind[resignArgs]("LeaderResign")
+)
+
+type nameArg struct {
+	Name string `sql:"name"`
+}
+
+type queuePauseArgs struct {
+	Name   string `sql:"name"`
+	Paused bool   `sql:"paused"`
+}
+
+type notifyArgs struct {
+	Channel  string   `sql:"channel"`
+	Payloads []string `sql:"payloads"`
+}
+
+type resignArgs struct {
+	Name     string `sql:"name"`
+	LeaderID string `sql:"leader_id"`
+}
+
+type leaderArgs struct {
+	Name     string  `sql:"name"`
+	LeaderID string  `sql:"leader_id"`
+	TTL      float64 `sql:"ttl"`
 }

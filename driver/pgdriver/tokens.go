@@ -10,7 +10,7 @@ import (
 )
 
 func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*driver.Job, error) {
-	return scanJobs(e.q.Query(ctx, q("JobChangedSince"), since, limit))
+	return scanJobs(e.q.Query(ctx, jobChangedSince.SQL, jobChangedSince.Args(changedArgs{since, limit})...))
 }
 
 func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
@@ -61,7 +61,7 @@ func scanToken(r pgx.CollectableRow) (*driver.Token, error) {
 }
 
 func (e executor) TokenCreate(ctx context.Context, t *driver.Token) (*driver.Token, error) {
-	rows, err := e.q.Query(ctx, q("TokenCreate"), t.Name, t.Hash, t.Role, t.Tenant)
+	rows, err := e.q.Query(ctx, tokenCreate.SQL, tokenCreate.Args(tokenArgs{t.Name, t.Hash, t.Role, t.Tenant})...)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (e executor) TokenCreate(ctx context.Context, t *driver.Token) (*driver.Tok
 }
 
 func (e executor) TokenByHash(ctx context.Context, hash string) (*driver.Token, error) {
-	rows, err := e.q.Query(ctx, q("TokenByHash"), hash)
+	rows, err := e.q.Query(ctx, tokenByHash.SQL, tokenByHash.Args(hashArg{hash})...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (e executor) TokenList(ctx context.Context) ([]*driver.Token, error) {
 }
 
 func (e executor) TokenDelete(ctx context.Context, id int64) error {
-	tag, err := e.q.Exec(ctx, q("TokenDelete"), id)
+	tag, err := e.q.Exec(ctx, tokenDelete.SQL, tokenDelete.Args(idArg{id})...)
 	if err == nil && tag.RowsAffected() == 0 {
 		return driver.ErrNotFound
 	}
@@ -104,7 +104,7 @@ func (e executor) TokenCount(ctx context.Context) (int, error) {
 
 func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
 	a := &driver.Activity{}
-	rows, err := e.q.Query(ctx, q("JobActivityFinished"), since, bucket.Seconds())
+	rows, err := e.q.Query(ctx, jobActivityFinished.SQL, jobActivityFinished.Args(activityArgs{since, bucket.Seconds()})...)
 	if err != nil {
 		return nil, err
 	}
@@ -122,4 +122,33 @@ func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.
 		return nil, err
 	}
 	return a, nil
+}
+
+var (
+	jobChangedSince     = bind[changedArgs]("JobChangedSince")
+	tokenCreate         = bind[tokenArgs]("TokenCreate")
+	tokenByHash         = bind[hashArg]("TokenByHash")
+	tokenDelete         = bind[idArg]("TokenDelete")
+	jobActivityFinished = bind[activityArgs]("JobActivityFinished")
+)
+
+type changedArgs struct {
+	Since time.Time `sql:"since"`
+	Limit int       `sql:"limit"`
+}
+
+type tokenArgs struct {
+	Name   string `sql:"name"`
+	Hash   string `sql:"hash"`
+	Role   string `sql:"role"`
+	Tenant string `sql:"tenant"`
+}
+
+type hashArg struct {
+	Hash string `sql:"hash"`
+}
+
+type activityArgs struct {
+	Since  time.Time `sql:"since"`
+	Bucket float64   `sql:"bucket"` // seconds
 }

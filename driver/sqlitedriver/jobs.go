@@ -176,7 +176,7 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 // writer holds the lock); ErrLeaseLost when it is not held.
 func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
 	var cancelRequested bool
-	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), held(h)...).Scan(&cancelRequested)
+	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), named("JobHeldCancel", held(h)...)...).Scan(&cancelRequested)
 	if err == sql.ErrNoRows {
 		return false, driver.ErrLeaseLost
 	}
@@ -228,7 +228,7 @@ func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
 }
 
 func (e executor) jobGet(ctx context.Context, on querier, id int64) (*driver.Job, error) {
-	return scanOne(on.QueryContext(ctx, q("JobGet"), sql.Named("id", id)))
+	return scanOne(on.QueryContext(ctx, q("JobGet"), named("JobGet", sql.Named("id", id))...))
 }
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
@@ -303,14 +303,14 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 // an unknown one ErrNotFound.
 func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
-	err := e.w.QueryRowContext(ctx, q("JobLiveState"), sql.Named("id", id)).Scan(&st)
+	err := e.w.QueryRowContext(ctx, q("JobLiveState"), named("JobLiveState", sql.Named("id", id))...).Scan(&st)
 	if err == nil {
 		return driver.JobState(st), nil
 	}
 	if err != sql.ErrNoRows {
 		return "", err
 	}
-	err = e.w.QueryRowContext(ctx, q("JobArchivedState"), sql.Named("id", id)).Scan(&st)
+	err = e.w.QueryRowContext(ctx, q("JobArchivedState"), named("JobArchivedState", sql.Named("id", id))...).Scan(&st)
 	if err == sql.ErrNoRows {
 		return "", driver.ErrNotFound
 	}

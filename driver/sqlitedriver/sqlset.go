@@ -21,3 +21,19 @@ var retentionSQL string
 var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
+
+// checkArgs, on in the driver's tests, checks the arguments of every call
+// against the names its statement uses (sqlset.CheckArgs): SQLite binds a
+// name no argument gives as NULL and ignores an argument no name uses.
+var checkArgs bool
+
+// named answers args, the arguments of a call of the statement called
+// name, checked when checkArgs is on.
+func named(name string, args ...any) []any {
+	if checkArgs {
+		if err := queries.CheckArgs(name, args); err != nil {
+			panic(err)
+		}
+	}
+	return args
+}
