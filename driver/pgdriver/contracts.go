@@ -10,7 +10,8 @@ import (
 
 // ContractsPut stores the next version of the contract set.
 func (e executor) ContractsPut(ctx context.Context, c *driver.StoredContracts) (*driver.StoredContracts, error) {
-	return scanContracts(e.q.QueryRow(ctx, q("ContractsPut"), string(c.Source), c.Digest, c.Strict, []byte(c.Kinds)))
+	return scanContracts(e.q.QueryRow(ctx, q("ContractsPut"), string(c.Source), c.Digest, c.Strict, []byte(c.Kinds),
+		[]byte(c.Defaults)))
 }
 
 // ContractsCurrent answers the newest version of the contract set.

@@ -544,8 +544,8 @@ WHERE id = ANY($1::bigint[]) AND state = 'running' AND (cancel_requested OR paus
 -- The stored contract set.
 
 -- name: ContractsPut
-INSERT INTO skiplock_contracts (version, source, digest, strict, kinds)
-SELECT coalesce(max(version), 0) + 1, $1, $2, $3, $4 FROM skiplock_contracts
+INSERT INTO skiplock_contracts (version, source, digest, strict, kinds, defaults)
+SELECT coalesce(max(version), 0) + 1, $1, $2, $3, $4, $5 FROM skiplock_contracts
 RETURNING version, source, digest, strict, kinds, applied_at;
 
 -- name: ContractsCurrent
