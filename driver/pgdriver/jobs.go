@@ -310,6 +310,15 @@ func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
 }
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	args, err := jobListArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	return scanJobs(e.q.Query(ctx, q("JobList"), append([]any{pgx.QueryExecModeDescribeExec}, args...)...))
+}
+
+// jobListArgs are the parameters of JobList for p.
+func jobListArgs(p driver.ListParams) ([]any, error) {
 	live, archived := len(p.States) == 0, len(p.States) == 0
 	states := make([]string, len(p.States))
 	for i, s := range p.States {
@@ -330,10 +339,9 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	if tags == nil {
 		tags = []string{}
 	}
-	return scanJobs(e.q.Query(ctx, q("JobList"), pgx.QueryExecModeDescribeExec, live, states, p.Kind, p.Queue,
-		p.Tenant, p.WorkflowID, p.BeforeID, limit, archived, tags, meta, p.WorkerID, p.ErrorType,
-		optTime(p.CreatedAfter), optTime(p.CreatedBefore), optTime(p.FinishedAfter), optTime(p.FinishedBefore),
-		p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()))
+	return []any{live, states, p.Kind, p.Queue, p.Tenant, p.WorkflowID, p.BeforeID, limit, archived, tags, meta,
+		p.WorkerID, p.ErrorType, optTime(p.CreatedAfter), optTime(p.CreatedBefore), optTime(p.FinishedAfter),
+		optTime(p.FinishedBefore), p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()}, nil
 }
 
 // optTime answers nil for the zero time (no bound).
