@@ -437,3 +437,32 @@ func TestSQLEnqueueIsTransactional(t *testing.T) {
 		t.Fatalf("%d jobs after commit, want 1", n)
 	}
 }
+
+// TestSQLEnqueueFromAnotherSchema: called by its schema from a session
+// whose search_path does not reach Skiplock's tables, the function stores
+// the job in its own schema and wakes that schema's workers.
+func TestSQLEnqueueFromAnotherSchema(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Schema(t)
+	ctx := t.Context()
+	listener := listenInserts(t, url)
+	var schema string
+	if err := listener.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	outside := pgtest.Conn(t, pgtest.URL())
+	var id int64
+	err := outside.QueryRow(ctx, `SELECT id FROM `+pgx.Identifier{schema, "skiplock_enqueue"}.Sanitize()+
+		`('k', '{}', '{"queue": "elsewhere"}')`).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if note, err := listener.WaitForNotification(wctx); err != nil || note.Payload != "elsewhere" {
+		t.Fatalf("wake-up %+v, %v; want queue elsewhere", note, err)
+	}
+	if n := countJobs(t, drv); n != 1 {
+		t.Fatalf("%d jobs in the schema, want 1", n)
+	}
+}

@@ -6,6 +6,9 @@
 -- priority, max_retries); NULL in versions applied before this migration.
 ALTER TABLE skiplock_contracts ADD COLUMN defaults jsonb;
 
+-- The functions run with search_path pinned to the schema of Skiplock's
+-- tables (set at the end of this file), whoever calls them and from where.
+
 -- skiplock_enqueue_refuse raises the error of a refused field: SQLSTATE
 -- 22023 (invalid_parameter_value), the message "field: what is wrong", the
 -- field in the error's column name.
@@ -19,7 +22,7 @@ END $$;
 -- most 200 levels, numbers within ±1e300 (0 or at least 1e-300 apart from
 -- it). jsonb refuses NUL characters itself.
 CREATE FUNCTION skiplock_enqueue_json(field text, v jsonb) RETURNS void
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
     n numeric;
 BEGIN
@@ -36,7 +39,7 @@ END $$;
 -- skiplock_enqueue_text answers the string option o->field ('' when absent
 -- or null), at most max bytes.
 CREATE FUNCTION skiplock_enqueue_text(o jsonb, field text, max integer) RETURNS text
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
     v jsonb := o -> field;
 BEGIN
@@ -55,7 +58,7 @@ END $$;
 -- skiplock_enqueue_int answers the integer option o->field within
 -- [lo, hi], NULL when absent or null.
 CREATE FUNCTION skiplock_enqueue_int(o jsonb, field text, lo integer, hi integer) RETURNS integer
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
     v jsonb := o -> field;
 BEGIN
@@ -76,7 +79,7 @@ END $$;
 -- or null as its JSON. An object or array value is refused: its compact
 -- JSON is the library's to write.
 CREATE FUNCTION skiplock_enqueue_refs(refs jsonb, kind text, tenant text, queue text, op text, payload jsonb)
-RETURNS text LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
     ref  text;
     v    jsonb;
@@ -116,7 +119,7 @@ END $$;
 -- Nothing is stored when it raises. See docs/sql.md.
 CREATE FUNCTION skiplock_enqueue(kind text, payload jsonb DEFAULT '{}', opts jsonb DEFAULT '{}',
     OUT id bigint, OUT duplicate boolean)
-LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+LANGUAGE plpgsql AS $$
 #variable_conflict use_column
 DECLARE
     j_kind  text := skiplock_enqueue.kind;
@@ -298,4 +301,17 @@ BEGIN
         END IF;
     END LOOP;
     RAISE EXCEPTION 'idempotency key % kept changing hands', j_key;
+END $$;
+
+-- Pin every function's search_path to the schema the tables were made in
+-- (pg_temp last, so that no temporary table can stand in for one of them).
+DO $$
+DECLARE
+    f text;
+BEGIN
+    FOREACH f IN ARRAY ARRAY['skiplock_enqueue_refuse(text, text)', 'skiplock_enqueue_json(text, jsonb)',
+        'skiplock_enqueue_text(jsonb, text, integer)', 'skiplock_enqueue_int(jsonb, text, integer, integer)',
+        'skiplock_enqueue_refs(jsonb, text, text, text, text, jsonb)', 'skiplock_enqueue(text, jsonb, jsonb)'] LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f, current_schema());
+    END LOOP;
 END $$;
