@@ -49,6 +49,10 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	if p.Wait < 0 {
 		return nil, invalid("wait_seconds", "must not be negative")
 	}
+	// The kinds' leases follow the stored contract set.
+	if err := c.LoadContracts(ctx); err != nil {
+		return nil, err
+	}
 	cp, err := c.claimParams(p)
 	if err != nil {
 		return nil, err
@@ -93,7 +97,8 @@ func (c *Client) claimParams(p ClaimParams) (driver.ClaimParams, error) {
 	cp := driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds,
 		DefaultLease: p.Lease, Tenant: p.Tenant}
 	if p.Lease == 0 {
-		cp.DefaultLease, cp.LeaseKinds, cp.Leases = c.config.Lease, c.leases.kinds, c.leases.leases
+		kl := c.kindLeases()
+		cp.DefaultLease, cp.LeaseKinds, cp.Leases = c.config.Lease, kl.kinds, kl.leases
 		if cp.LeaseKinds == nil {
 			cp.LeaseKinds = []string{} // not Kinds: the kinds filter has no leases
 		}
@@ -208,8 +213,12 @@ func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*H
 	pp := driver.ProgressParams{HeldJob: h, Progress: p.Progress, ProgressMessage: p.ProgressMessage,
 		Checkpoint: p.Checkpoint, Lease: p.Lease}
 	if p.Lease <= 0 {
+		if err := c.LoadContracts(ctx); err != nil {
+			return nil, err
+		}
 		// The statement looks the job's kind up: no read before it.
-		pp.Lease, pp.LeaseKinds, pp.Leases = c.config.Lease, c.leases.kinds, c.leases.leases
+		kl := c.kindLeases()
+		pp.Lease, pp.LeaseKinds, pp.Leases = c.config.Lease, kl.kinds, kl.leases
 	}
 	res, err := c.driver.JobProgress(ctx, pp)
 	if err != nil {

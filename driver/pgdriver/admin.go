@@ -12,6 +12,15 @@ import (
 )
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	args, err := jobListArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	return scanJobs(e.q.Query(ctx, jobList.SQL, append([]any{pgx.QueryExecModeDescribeExec}, args...)...))
+}
+
+// jobListArgs are the parameters of JobList for p, in their numbers' order.
+func jobListArgs(p driver.ListParams) ([]any, error) {
 	live, archived := len(p.States) == 0, len(p.States) == 0
 	states := make([]string, len(p.States))
 	for i, s := range p.States {
@@ -32,13 +41,12 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	if tags == nil {
 		tags = []string{}
 	}
-	args := jobList.Args(listArgs{Live: live, States: states, Kind: p.Kind, Queue: p.Queue, Tenant: p.Tenant,
+	return jobList.Args(listArgs{Live: live, States: states, Kind: p.Kind, Queue: p.Queue, Tenant: p.Tenant,
 		WorkflowID: p.WorkflowID, BeforeID: p.BeforeID, Limit: limit, Archived: archived, Tags: tags,
 		Metadata: meta, WorkerID: p.WorkerID, ErrorType: p.ErrorType,
 		CreatedAfter: optTime(p.CreatedAfter), CreatedBefore: optTime(p.CreatedBefore),
 		FinishedAfter: optTime(p.FinishedAfter), FinishedBefore: optTime(p.FinishedBefore),
-		ByTime: p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()})
-	return scanJobs(e.q.Query(ctx, jobList.SQL, append([]any{pgx.QueryExecModeDescribeExec}, args...)...))
+		ByTime: p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()}), nil
 }
 
 // optTime answers nil for the zero time (no bound).

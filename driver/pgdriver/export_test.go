@@ -1,6 +1,10 @@
 package pgdriver
 
-import "time"
+import (
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
 
 // Query answers a statement of queries.sql, expanded and its parameters
 // numbered, for tests that look at its plan.
@@ -28,3 +32,6 @@ var MaxTime, MinTime = pgMaxTime, pgMinTime
 
 // FromSecs is seconds from the database as a held Duration.
 func FromSecs(s float64) time.Duration { return fromSecs(s) }
+
+// JobListArgs are the parameters JobList runs its statement with.
+func JobListArgs(p driver.ListParams) ([]any, error) { return jobListArgs(p) }

@@ -547,8 +547,8 @@ WHERE id = ANY(@ids::bigint[]) AND state = 'running' AND (cancel_requested OR pa
 -- The stored contract set.
 
 -- name: ContractsPut
-INSERT INTO skiplock_contracts (version, source, digest, strict, kinds)
-SELECT coalesce(max(version), 0) + 1, @source, @digest, @strict, @kinds FROM skiplock_contracts
+INSERT INTO skiplock_contracts (version, source, digest, strict, kinds, defaults)
+SELECT coalesce(max(version), 0) + 1, @source, @digest, @strict, @kinds, @defaults FROM skiplock_contracts
 RETURNING version, source, digest, strict, kinds, applied_at;
 
 -- name: ContractsCurrent

@@ -232,6 +232,15 @@ func (e executor) jobGet(ctx context.Context, on querier, id int64) (*driver.Job
 }
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	args, err := jobListArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	return scanJobs(e.rquery(ctx, "JobList", args...))
+}
+
+// jobListArgs are the parameters of JobList for p.
+func jobListArgs(p driver.ListParams) ([]any, error) {
 	live, archived := len(p.States) == 0, len(p.States) == 0
 	states := make([]string, len(p.States))
 	for i, s := range p.States {
@@ -256,14 +265,14 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	} else if m != nil {
 		meta = string(m)
 	}
-	return scanJobs(e.rquery(ctx, "JobList", sql.Named("live", live), sql.Named("archived", archived),
+	return []any{sql.Named("live", live), sql.Named("archived", archived),
 		sql.Named("states_any", len(states) == 0), sql.Named("states", jsonText(states)),
 		sql.Named("kind", p.Kind), sql.Named("queue", p.Queue), sql.Named("tenant", tenant),
 		sql.Named("workflow", p.WorkflowID), sql.Named("before", p.BeforeID), sql.Named("limit", limit),
 		sql.Named("tags", tags), sql.Named("meta", meta), sql.Named("worker", p.WorkerID),
 		sql.Named("etype", p.ErrorType), sql.Named("created_from", optMicros(p.CreatedAfter)),
 		sql.Named("created_to", optMicros(p.CreatedBefore)), sql.Named("finished_from", optMicros(p.FinishedAfter)),
-		sql.Named("finished_to", optMicros(p.FinishedBefore))))
+		sql.Named("finished_to", optMicros(p.FinishedBefore))}, nil
 }
 
 // optMicros answers a time as stored (unix microseconds), nil for zero.
