@@ -129,6 +129,7 @@ func newJobsListCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&meta, "metadata", nil, "only jobs whose metadata has KEY:VALUE (VALUE as JSON when it is JSON; repeatable)")
 	f.StringVar(&p.WorkerID, "worker-id", "", "only jobs last run by this worker")
 	f.StringVar(&p.ErrorType, "error-type", "", "only jobs with an attempt error of this type")
+	f.StringVar(&p.IdempotencyKey, "idempotency-key", "", "only jobs inserted under this idempotency key")
 	ranges.flags(f)
 	f.IntVar(&p.Limit, "limit", 50, "at most this many")
 	f.Int64Var(&p.BeforeID, "cursor", 0, "list jobs older than this id (the last id of the previous page)")

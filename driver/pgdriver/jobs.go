@@ -333,7 +333,7 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	return scanJobs(e.q.Query(ctx, q("JobList"), pgx.QueryExecModeDescribeExec, live, states, p.Kind, p.Queue,
 		p.Tenant, p.WorkflowID, p.BeforeID, limit, archived, tags, meta, p.WorkerID, p.ErrorType,
 		optTime(p.CreatedAfter), optTime(p.CreatedBefore), optTime(p.FinishedAfter), optTime(p.FinishedBefore),
-		p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()))
+		p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero(), p.IdempotencyKey))
 }
 
 // optTime answers nil for the zero time (no bound).

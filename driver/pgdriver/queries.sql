@@ -211,13 +211,14 @@ LIMIT 1;
 -- two archive branches one runs ($18: a time bound is given): the planner
 -- would walk the id index backwards through every row newer than a time
 -- window, not knowing ids grow with time; `id + 0` makes it read the window
--- by its index (and finished_at's partitions) and sort what matched.
+-- by its index (and finished_at's partitions) and sort what matched. $19,
+-- an idempotency key, is found by the key indexes (idempotency_key, tenant).
 (SELECT {{cols}} FROM skiplock_jobs
  WHERE $1::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
    AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
    AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
-   AND ($12 = '' OR worker_id = $12)
+   AND ($12 = '' OR worker_id = $12) AND ($19 = '' OR idempotency_key = $19)
    AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
    AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
    AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
@@ -228,7 +229,7 @@ UNION ALL
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
    AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
    AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
-   AND ($12 = '' OR worker_id = $12)
+   AND ($12 = '' OR worker_id = $12) AND ($19 = '' OR idempotency_key = $19)
    AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
    AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
    AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
@@ -239,7 +240,7 @@ UNION ALL
    AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
    AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
    AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
-   AND ($12 = '' OR worker_id = $12)
+   AND ($12 = '' OR worker_id = $12) AND ($19 = '' OR idempotency_key = $19)
    AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
    AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
    AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)

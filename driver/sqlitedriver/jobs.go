@@ -256,14 +256,18 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	} else if m != nil {
 		meta = string(m)
 	}
-	return scanJobs(e.rquery(ctx, "JobList", sql.Named("live", live), sql.Named("archived", archived),
+	stmt := q("JobList")
+	if p.IdempotencyKey != "" {
+		stmt = jobListByKey
+	}
+	return scanJobs(e.r.QueryContext(ctx, stmt, sql.Named("live", live), sql.Named("archived", archived),
 		sql.Named("states_any", len(states) == 0), sql.Named("states", jsonText(states)),
 		sql.Named("kind", p.Kind), sql.Named("queue", p.Queue), sql.Named("tenant", tenant),
 		sql.Named("workflow", p.WorkflowID), sql.Named("before", p.BeforeID), sql.Named("limit", limit),
 		sql.Named("tags", tags), sql.Named("meta", meta), sql.Named("worker", p.WorkerID),
 		sql.Named("etype", p.ErrorType), sql.Named("created_from", optMicros(p.CreatedAfter)),
 		sql.Named("created_to", optMicros(p.CreatedBefore)), sql.Named("finished_from", optMicros(p.FinishedAfter)),
-		sql.Named("finished_to", optMicros(p.FinishedBefore))))
+		sql.Named("finished_to", optMicros(p.FinishedBefore)), sql.Named("key", p.IdempotencyKey)))
 }
 
 // optMicros answers a time as stored (unix microseconds), nil for zero.

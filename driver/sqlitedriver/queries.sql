@@ -144,6 +144,7 @@ LIMIT 1;
 
 -- name: JobList
 -- Metadata keys are quoted into a JSON path; the client refuses keys with '"'.
+-- Given a key, the driver runs a copy whose key term is plain (jobListByKey).
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs
     WHERE @live AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
@@ -154,7 +155,7 @@ SELECT * FROM (
       AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
             WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
                OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker)
+      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
       AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
       AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
       AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
@@ -170,7 +171,7 @@ SELECT * FROM (
       AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
             WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
                OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker)
+      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
       AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
       AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
       AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)

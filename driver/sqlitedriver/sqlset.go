@@ -2,6 +2,7 @@ package sqlitedriver
 
 import (
 	_ "embed"
+	"strings"
 
 	"github.com/skiplock/skiplock/driver/sqlset"
 )
@@ -21,3 +22,15 @@ var retentionSQL string
 var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
+
+// jobListByKey is JobList with its key filter a plain term. SQLite plans a
+// statement once for every binding, so `@key = '' OR …` never reaches the
+// key index, and a search by key would read the whole archive.
+var jobListByKey = func() string {
+	const anyKey, byKey = "(@key = '' OR idempotency_key = @key)", "idempotency_key = @key"
+	s := q("JobList")
+	if strings.Count(s, anyKey) != 2 {
+		panic("sqlitedriver: JobList's key filter is not " + anyKey)
+	}
+	return strings.ReplaceAll(s, anyKey, byKey)
+}()

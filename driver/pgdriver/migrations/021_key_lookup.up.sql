@@ -1,0 +1,8 @@
+-- Jobs found by idempotency key alone (an operator's search names no
+-- tenant): the key leads both key indexes, so that a lookup with or without
+-- the tenant is one index probe. The pairs they hold, and the live table's
+-- uniqueness, are the same.
+DROP INDEX skiplock_jobs_idempotency;
+CREATE UNIQUE INDEX skiplock_jobs_idempotency ON skiplock_jobs (idempotency_key, tenant) WHERE idempotency_key IS NOT NULL;
+DROP INDEX skiplock_jobs_archive_key;
+CREATE INDEX skiplock_jobs_archive_key ON skiplock_jobs_archive (idempotency_key, tenant) WHERE idempotency_key IS NOT NULL;
