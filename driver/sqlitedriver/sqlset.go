@@ -24,7 +24,7 @@ var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL, sql
 func q(name string) string { return queries.Get(name) }
 
 // jobListByKey is JobList with its key filter a plain term. SQLite plans a
-// statement once for every binding, so `@key = '' OR …` never reaches the
+// statement once for every binding, so `@key = ” OR …` never reaches the
 // key index, and a search by key would read the whole archive.
 var jobListByKey = func() string {
 	const anyKey, byKey = "(@key = '' OR idempotency_key = @key)", "idempotency_key = @key"
