@@ -24,8 +24,9 @@ var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL, sql
 func q(name string) string { return queries.Get(name) }
 
 // jobListByKey is JobList with its key filter a plain term. SQLite plans a
-// statement once for every binding, so `@key = ” OR …` never reaches the
-// key index, and a search by key would read the whole archive.
+// statement once for every binding, so a term that also lets every job
+// through when no key is given never reaches the key index, and a search
+// by key would read the whole archive.
 var jobListByKey = func() string {
 	const anyKey, byKey = "(@key = '' OR idempotency_key = @key)", "idempotency_key = @key"
 	s := q("JobList")
