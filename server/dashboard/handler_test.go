@@ -176,3 +176,63 @@ func TestHandlerFilters(t *testing.T) {
 		t.Fatalf("bulk with a tag filter: %d", rec.Code)
 	}
 }
+
+// The search box opens a job by id, and lists the jobs of an idempotency
+// key otherwise (or when no job the principal sees has that id), saying so;
+// a tenant finds only its tenant's jobs either way.
+func TestHandlerSearchByIDOrKey(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	keyed := func(tenant, key string) int64 {
+		res, err := b.client.Insert(ctx, skiplock.RawArgs{KindName: "order", Payload: []byte(`{}`)},
+			&skiplock.InsertOpts{Tenant: tenant, IdempotencyKey: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Job.ID
+	}
+	ours, theirs, numeric := keyed("acme", "order-7"), keyed("globex", "order-7"), keyed("", "424242")
+	row := func(id int64) string { return `data-id="` + itoa(id) + `"` }
+	search := func(secret, term string) string {
+		t.Helper()
+		rec := b.do("GET", "/jobs?q="+url.QueryEscape(term), secret, nil)
+		if rec.Code != http.StatusSeeOther {
+			t.Fatalf("search %q: %d", term, rec.Code)
+		}
+		return rec.Header().Get("Location")
+	}
+	if got := search("admin", " #"+itoa(ours)); got != "/jobs/"+itoa(ours) {
+		t.Fatalf("search by id: to %s", got)
+	}
+	for _, c := range []struct {
+		secret, term string
+		want, not    []int64
+	}{
+		{"admin", "order-7", []int64{ours, theirs}, []int64{numeric}},
+		{"acme", "order-7", []int64{ours}, []int64{theirs}},
+		{"admin", "424242", []int64{numeric}, []int64{ours}},
+		{"acme", itoa(theirs), nil, []int64{theirs}},
+	} {
+		loc := search(c.secret, c.term)
+		if !strings.HasPrefix(loc, "/jobs?idempotency_key=") {
+			t.Fatalf("%s searching %q: to %s, want the key's jobs", c.secret, c.term, loc)
+		}
+		body := b.do("GET", loc, c.secret, nil).Body.String()
+		if !strings.Contains(body, `id="search-mode"`) || !strings.Contains(body, "Searched by idempotency key") {
+			t.Fatalf("%s searching %q: the page does not say it searched by key", c.secret, c.term)
+		}
+		for _, id := range c.want {
+			if !strings.Contains(body, row(id)) {
+				t.Errorf("%s searching %q: job %d missing", c.secret, c.term, id)
+			}
+		}
+		for _, id := range c.not {
+			if strings.Contains(body, row(id)) {
+				t.Errorf("%s searching %q: job %d listed", c.secret, c.term, id)
+			}
+		}
+	}
+	if rec := b.do("GET", "/bulk?action=cancel&idempotency_key=order-7", "admin", nil); rec.Code != http.StatusBadRequest {
+		t.Fatalf("bulk with a key filter: %d", rec.Code)
+	}
+}
