@@ -43,8 +43,8 @@ func newJobsCmd(g *globals) *cobra.Command {
 		act("show", "Show a job", "", (*skiplock.Client).JobGet),
 		withBulk(g, skiplock.BulkRetry, act("retry", "Return a failed or cancelled job (or a selection) to pending", "retried", (*skiplock.Client).JobRetry)),
 		withBulk(g, skiplock.BulkCancel, act("cancel", "Cancel a job or a selection (a running one ends when its worker stops)", "cancelled", (*skiplock.Client).JobCancel)),
-		act("pause", "Hold a job that is not running yet", "paused", (*skiplock.Client).JobPause),
-		act("resume", "Release a paused job", "resumed", (*skiplock.Client).JobResume),
+		withBulk(g, skiplock.BulkPause, act("pause", "Hold a job or a selection (a running one is asked to pause and goes to paused when its worker stops)", "paused", (*skiplock.Client).JobPause)),
+		withBulk(g, skiplock.BulkResume, act("resume", "Release a paused job or a selection", "resumed", (*skiplock.Client).JobResume)),
 		newJobsDeleteCmd(g),
 	)
 	return cmd

@@ -236,3 +236,76 @@ func TestHandlerSearchByIDOrKey(t *testing.T) {
 		t.Fatalf("bulk with a key filter: %d", rec.Code)
 	}
 }
+
+// Bulk pause and resume show how many jobs match, act once confirmed with
+// the session's CSRF token, and only for an admin; a tenant's admin acts
+// on its tenant's jobs alone.
+func TestHandlerBulkPauseResume(t *testing.T) {
+	b := setup(t)
+	ctx := context.Background()
+	tenantOf := map[int64]string{}
+	for _, tenant := range []string{"acme", "globex", "acme"} {
+		res, err := b.client.Insert(ctx, skiplock.RawArgs{KindName: "sync", Payload: []byte(`{}`)},
+			&skiplock.InsertOpts{Tenant: tenant, Queue: "sync"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tenantOf[res.Job.ID] = tenant
+	}
+	states := func(want map[string]skiplock.JobState) {
+		t.Helper()
+		for id, tenant := range tenantOf {
+			j, err := b.client.JobGet(ctx, id)
+			if err != nil || j.State != want[tenant] {
+				t.Fatalf("job %d of %s: %v %v, want %s", id, tenant, j.State, err, want[tenant])
+			}
+		}
+	}
+	confirm := b.do("GET", "/bulk?action=pause&queue=sync", "admin", nil)
+	if confirm.Code != http.StatusOK || !strings.Contains(confirm.Body.String(), `<b id="matched">3</b>`) {
+		t.Fatalf("confirm pause: %d %s", confirm.Code, confirm.Body)
+	}
+	states(map[string]skiplock.JobState{"acme": skiplock.StatePending, "globex": skiplock.StatePending})
+	if rec := b.do("GET", "/bulk?action=pause&queue=sync", "viewer", nil); rec.Code != http.StatusForbidden {
+		t.Fatalf("a viewer's confirm page: %d", rec.Code)
+	}
+	post := func(secret, csrf, action string) *httptest.ResponseRecorder {
+		return b.do("POST", "/bulk", secret, url.Values{"csrf": {csrf}, "action": {action}, "queue": {"sync"}})
+	}
+	if rec := post("viewer", b.dash.csrfToken("viewer"), "pause"); rec.Code != http.StatusForbidden {
+		t.Fatalf("a viewer's bulk pause: %d", rec.Code)
+	}
+	if rec := post("admin", "", "pause"); rec.Code != http.StatusForbidden {
+		t.Fatalf("a bulk pause without the CSRF token: %d", rec.Code)
+	}
+	states(map[string]skiplock.JobState{"acme": skiplock.StatePending, "globex": skiplock.StatePending})
+	rec := post("acme", b.dash.csrfToken("acme"), "pause")
+	if rec.Code != http.StatusSeeOther || !strings.Contains(rec.Header().Get("Location"), "pause+applied+to+2+of+2+jobs") {
+		t.Fatalf("acme's bulk pause: %d %s", rec.Code, rec.Header().Get("Location"))
+	}
+	states(map[string]skiplock.JobState{"acme": skiplock.StatePaused, "globex": skiplock.StatePending})
+	if rec := post("admin", b.dash.csrfToken("admin"), "pause"); rec.Code != http.StatusSeeOther {
+		t.Fatalf("bulk pause: %d", rec.Code)
+	}
+	states(map[string]skiplock.JobState{"acme": skiplock.StatePaused, "globex": skiplock.StatePaused})
+	confirm = b.do("GET", "/bulk?action=resume&queue=sync", "admin", nil)
+	if !strings.Contains(confirm.Body.String(), `<b id="matched">3</b>`) {
+		t.Fatalf("confirm resume: %d %s", confirm.Code, confirm.Body)
+	}
+	if rec := post("admin", b.dash.csrfToken("admin"), "resume"); rec.Code != http.StatusSeeOther {
+		t.Fatalf("bulk resume: %d", rec.Code)
+	}
+	states(map[string]skiplock.JobState{"acme": skiplock.StatePending, "globex": skiplock.StatePending})
+	if rec := b.do("GET", "/bulk?action=pause&state=completed", "admin", nil); rec.Code != http.StatusBadRequest {
+		t.Fatalf("bulk pause of completed jobs: %d", rec.Code)
+	}
+	body := b.do("GET", "/jobs?queue=sync", "admin", nil).Body.String()
+	for _, id := range []string{"bulk-pause", "bulk-resume"} {
+		if !strings.Contains(body, `id="`+id+`"`) {
+			t.Fatalf("the jobs page has no %s button", id)
+		}
+	}
+	if body := b.do("GET", "/jobs?queue=sync", "viewer", nil).Body.String(); strings.Contains(body, `id="bulk-pause"`) {
+		t.Fatal("a viewer sees the bulk pause button")
+	}
+}
