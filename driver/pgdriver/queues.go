@@ -35,8 +35,8 @@ func (e executor) QueueNotify(ctx context.Context, queues []string) error {
 	return err
 }
 
-// QueueList sends its statements as one pipeline: one round trip, which
-// on a busy machine costs as much as a statement's work.
+// QueueList sends its statements as one pipeline: one round trip, not one
+// a statement.
 func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.QueueInfo, error) {
 	byName := map[string]*driver.QueueInfo{}
 	get := func(name string) *driver.QueueInfo {
