@@ -46,7 +46,8 @@ func jobListArgs(p driver.ListParams) ([]any, error) {
 		Metadata: meta, WorkerID: p.WorkerID, ErrorType: p.ErrorType,
 		CreatedAfter: optTime(p.CreatedAfter), CreatedBefore: optTime(p.CreatedBefore),
 		FinishedAfter: optTime(p.FinishedAfter), FinishedBefore: optTime(p.FinishedBefore),
-		ByTime: p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()}), nil
+		ByTime:         p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero(),
+		IdempotencyKey: p.IdempotencyKey}), nil
 }
 
 // optTime answers nil for the zero time (no bound).
@@ -170,5 +171,6 @@ type listArgs struct {
 	FinishedAfter  *time.Time `sql:"finished_after"`
 	FinishedBefore *time.Time `sql:"finished_before"`
 	// ByTime reads the archive by a time bound (see JobList).
-	ByTime bool `sql:"by_time"`
+	ByTime         bool   `sql:"by_time"`
+	IdempotencyKey string `sql:"idempotency_key"`
 }

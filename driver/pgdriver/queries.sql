@@ -215,12 +215,13 @@ LIMIT 1;
 -- would walk the id index backwards through every row newer than a time
 -- window, not knowing ids grow with time; `id + 0` makes it read the window
 -- by its index (and finished_at's partitions) and sort what matched.
+-- @idempotency_key, a key, is found by the key indexes (idempotency_key, tenant).
 (SELECT {{cols}} FROM skiplock_jobs
  WHERE @live::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
    AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
    AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
    AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
    AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
    AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
    AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
@@ -231,7 +232,7 @@ UNION ALL
    AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
    AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
    AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
    AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
    AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
    AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
@@ -242,7 +243,7 @@ UNION ALL
    AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
    AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
    AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
    AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
    AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
    AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skiplock/skiplock/driver"
 )
 
@@ -33,6 +35,8 @@ func (e executor) QueueNotify(ctx context.Context, queues []string) error {
 	return err
 }
 
+// QueueList sends its statements as one pipeline: one round trip, not one
+// a statement.
 func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.QueueInfo, error) {
 	byName := map[string]*driver.QueueInfo{}
 	get := func(name string) *driver.QueueInfo {
@@ -41,47 +45,42 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 		}
 		return byName[name]
 	}
-	rows, err := e.q.Query(ctx, q("QueueSettings"))
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var name string
-		var paused bool
-		if err := rows.Scan(&name, &paused); err != nil {
-			rows.Close()
-			return nil, err
+	b := &pgx.Batch{}
+	b.Queue(q("QueueSettings")).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var name string
+			var paused bool
+			if err := rows.Scan(&name, &paused); err != nil {
+				return err
+			}
+			get(name).Paused = paused
 		}
-		get(name).Paused = paused
-	}
-	rows.Close()
+		return rows.Err()
+	})
 	stmts := []string{"QueueCountsLive"}
 	if withArchive {
 		stmts = append(stmts, "QueueCountsArchive")
 	}
 	for _, stmt := range stmts {
-		rows, err := e.q.Query(ctx, q(stmt))
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var name, state string
-			var n int64
-			var age float64
-			if err := rows.Scan(&name, &state, &n, &age); err != nil {
-				rows.Close()
-				return nil, err
+		b.Queue(q(stmt)).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var name, state string
+				var n int64
+				var age float64
+				if err := rows.Scan(&name, &state, &n, &age); err != nil {
+					return err
+				}
+				qi := get(name)
+				qi.Counts[driver.JobState(state)] += n
+				if age := fromSecs(age); state == string(driver.StatePending) && age > 0 {
+					qi.OldestPendingAge = age
+				}
 			}
-			qi := get(name)
-			qi.Counts[driver.JobState(state)] += n
-			if age := fromSecs(age); state == string(driver.StatePending) && age > 0 {
-				qi.OldestPendingAge = age
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+			return rows.Err()
+		})
+	}
+	if err := e.q.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
 	}
 	out := make([]driver.QueueInfo, 0, len(byName))
 	for _, qi := range byName {

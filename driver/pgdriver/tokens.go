@@ -102,23 +102,25 @@ func (e executor) TokenCount(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// JobActivity sends its two statements as one pipeline (see QueueList).
 func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
 	a := &driver.Activity{}
-	rows, err := e.q.Query(ctx, jobActivityFinished.SQL, jobActivityFinished.Args(activityArgs{since, bucket.Seconds()})...)
-	if err != nil {
-		return nil, err
-	}
-	a.Finished, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ActivityCount, error) {
-		var c driver.ActivityCount
-		var state string
-		err := r.Scan(&c.Bucket, &state, &c.N)
-		c.State = driver.JobState(state)
-		return c, err
+	b := &pgx.Batch{}
+	b.Queue(jobActivityFinished.SQL, jobActivityFinished.Args(activityArgs{since, bucket.Seconds()})...).Query(func(rows pgx.Rows) error {
+		var err error
+		a.Finished, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ActivityCount, error) {
+			var c driver.ActivityCount
+			var state string
+			err := r.Scan(&c.Bucket, &state, &c.N)
+			c.State = driver.JobState(state)
+			return c, err
+		})
+		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	if err := e.q.QueryRow(ctx, q("JobActivityRunning")).Scan(&a.Running, &a.RunningWorkers); err != nil {
+	b.Queue(q("JobActivityRunning")).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&a.Running, &a.RunningWorkers)
+	})
+	if err := e.q.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -236,6 +236,9 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	if err != nil {
 		return nil, err
 	}
+	if p.IdempotencyKey != "" {
+		return scanJobs(e.r.QueryContext(ctx, jobListByKey, named("JobList", args...)...))
+	}
 	return scanJobs(e.rquery(ctx, "JobList", args...))
 }
 
@@ -272,7 +275,7 @@ func jobListArgs(p driver.ListParams) ([]any, error) {
 		sql.Named("tags", tags), sql.Named("meta", meta), sql.Named("worker", p.WorkerID),
 		sql.Named("etype", p.ErrorType), sql.Named("created_from", optMicros(p.CreatedAfter)),
 		sql.Named("created_to", optMicros(p.CreatedBefore)), sql.Named("finished_from", optMicros(p.FinishedAfter)),
-		sql.Named("finished_to", optMicros(p.FinishedBefore))}, nil
+		sql.Named("finished_to", optMicros(p.FinishedBefore)), sql.Named("key", p.IdempotencyKey)}, nil
 }
 
 // optMicros answers a time as stored (unix microseconds), nil for zero.

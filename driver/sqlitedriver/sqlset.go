@@ -2,6 +2,7 @@ package sqlitedriver
 
 import (
 	_ "embed"
+	"strings"
 
 	"github.com/skiplock/skiplock/driver/sqlset"
 )
@@ -37,3 +38,16 @@ func named(name string, args ...any) []any {
 	}
 	return args
 }
+
+// jobListByKey is JobList with its key filter a plain term. SQLite plans a
+// statement once for every binding, so a term that also lets every job
+// through when no key is given never reaches the key index, and a search
+// by key would read the whole archive.
+var jobListByKey = func() string {
+	const anyKey, byKey = "(@key = '' OR idempotency_key = @key)", "idempotency_key = @key"
+	s := q("JobList")
+	if strings.Count(s, anyKey) != 5 {
+		panic("sqlitedriver: JobList's key filter is not " + anyKey)
+	}
+	return strings.ReplaceAll(s, anyKey, byKey)
+}()
