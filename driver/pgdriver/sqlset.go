@@ -17,7 +17,13 @@ var queriesSQL string
 //go:embed retention.sql
 var retentionSQL string
 
+// flowSQL holds the statements of flow control (docs/flow-control.md),
+// which unlimited jobs never run; it starts with a "-- name:" line too.
+//
+//go:embed flow.sql
+var flowSQL string
+
 // queries are the driver's statements, expanded once at start-up.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL, sqlset.JobColumns)
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
