@@ -91,7 +91,7 @@ func (p *producer) run(ctx context.Context) {
 		p.mu.Unlock()
 		close(p.work) // idle job goroutines end; busy ones after their job
 	}()
-	poll := time.NewTicker(p.client.config.FetchPollInterval)
+	poll := time.NewTicker(p.pollInterval())
 	defer poll.Stop()
 	var last time.Time
 	backlogged := false
@@ -200,6 +200,7 @@ func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	}
 	params := p.claim
 	params.Max = free
+	params.Flow = p.client.flowClaims(p.queue)
 	// Not ctx: a claim cut off after its commit would strand the jobs
 	// until their leases expire.
 	claimCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -87,6 +87,7 @@ func (p *problems) kinds(v any, set *Set) {
 		}
 		if k := p.kind(name, obj.vals[name], path, set.defaults); k != nil {
 			set.kinds[name] = k
+			set.flow = set.flow || k.Concurrency != nil || k.RateLimit != nil
 		}
 	}
 }
@@ -110,8 +111,12 @@ func (p *problems) kind(name string, v any, path string, defaults settings) *Kin
 		case "payload":
 			k.schema = p.compileSchema(name, v, at)
 		case "unique":
+		case "concurrency":
+			k.Concurrency = p.flowLimit(v, at, false)
+		case "rate_limit":
+			k.RateLimit = p.flowLimit(v, at, true)
 		default:
-			p.add(at, "unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique)")
+			p.add(at, "unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, concurrency, rate_limit)")
 		}
 	}
 	// unique is read last: whether it may reference op depends on ops.

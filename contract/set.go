@@ -37,6 +37,8 @@ type Set struct {
 
 	defaults settings
 	kinds    map[string]*Kind
+	// flow: some kind has a flow limit.
+	flow bool
 	// source is the document the set was parsed from.
 	source []byte
 }
@@ -52,6 +54,9 @@ type Kind struct {
 	Backoff    Backoff
 	Ops        []string // empty: jobs of this kind carry no op
 	Unique     *Unique  // nil: no derived idempotency key
+	// Concurrency and RateLimit are the kind's flow limits (nil: none).
+	Concurrency *FlowLimit
+	RateLimit   *FlowLimit
 
 	schema *jsonschema.Schema // nil: any JSON object
 }

@@ -74,8 +74,10 @@ WITH cand AS (
     WHERE b.key = n.rk
     RETURNING b.key
 )
+-- started_at is the clock's time, not the transaction's: after the slot
+-- was freed, so that a key's jobs' own records show them one after another.
 UPDATE skiplock_jobs j
-SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = now(), heartbeat_at = now(),
+SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = clock_timestamp(), heartbeat_at = now(),
     updated_at = now(),
     lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($11::text[], j.kind)], $6::float8))
 WHERE j.id = ANY(ARRAY(SELECT id FROM chosen))
