@@ -42,6 +42,10 @@ func (r FlowRule) picks(queue, kind string) bool {
 	return (r.Queue == "" || r.Queue == queue) && (r.Kind == "" || r.Kind == kind)
 }
 
+// CheckFlowRules checks rules as NewClient does (Config.Flow); an error
+// names the rule and the field.
+func CheckFlowRules(rules []FlowRule) error { return validateFlow(rules) }
+
 // validateFlow checks the rules; errors name the field.
 func validateFlow(rules []FlowRule) error {
 	names := map[string]bool{}

@@ -95,3 +95,22 @@ func (p *problems) flowLimit(v any, path string, rate bool) *FlowLimit {
 	}
 	return f
 }
+
+// FlowLimitInfo is a kind's flow limit in KindInfo; Per is a Go duration
+// ("1s") for a rate limit and "" for a concurrency limit.
+type FlowLimitInfo struct {
+	Limit int    `json:"limit"`
+	Per   string `json:"per,omitempty"`
+	Key   string `json:"key,omitempty"`
+}
+
+func (f *FlowLimit) info() *FlowLimitInfo {
+	if f == nil {
+		return nil
+	}
+	info := &FlowLimitInfo{Limit: f.Limit, Key: f.Key}
+	if f.Per > 0 {
+		info.Per = shortDuration(f.Per)
+	}
+	return info
+}

@@ -117,6 +117,9 @@ type KindInfo struct {
 	MaxRetries int         `json:"max_retries"`
 	Ops        []string    `json:"ops"`
 	Unique     *UniqueInfo `json:"unique"`
+	// Concurrency and RateLimit are the kind's flow limits, when it has them.
+	Concurrency *FlowLimitInfo `json:"concurrency,omitempty"`
+	RateLimit   *FlowLimitInfo `json:"rate_limit,omitempty"`
 }
 
 // UniqueInfo is a kind's uniqueness in KindInfo. Window is a Go duration
@@ -159,6 +162,7 @@ func (s *Set) Kinds() []KindInfo {
 				info.Unique.Window = shortDuration(u.Window)
 			}
 		}
+		info.Concurrency, info.RateLimit = k.Concurrency.info(), k.RateLimit.info()
 		infos = append(infos, info)
 	}
 	return infos

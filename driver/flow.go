@@ -66,3 +66,29 @@ func HasFlow(jobs []*InsertParams) bool {
 	}
 	return false
 }
+
+// QueueFlow is a flow rule that applies to a queue's jobs, and its use
+// now (QueueInfo.Flow).
+type QueueFlow struct {
+	Rule, Kind, Key string
+	Concurrency     int
+	Rate            int
+	Per             time.Duration
+	// Running counts the jobs that hold a slot of the rule's keys; Keys
+	// counts the keys, Busy lists the busiest (by running jobs, then by
+	// spent tokens) up to MaxBusyKeys.
+	Running int
+	Keys    int
+	Busy    []FlowKeyUse
+}
+
+// FlowKeyUse is one key of a rule: its value (empty for a rule without a
+// Key), its running jobs and the tokens it has now.
+type FlowKeyUse struct {
+	Value   string
+	Running int
+	Tokens  *float64
+}
+
+// MaxBusyKeys bounds QueueFlow.Busy.
+const MaxBusyKeys = 20
