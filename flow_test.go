@@ -3,6 +3,7 @@ package skiplock_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/contract"
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/sqlitedriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
@@ -297,3 +299,48 @@ func TestFlowRulesAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// A kind's contract declares its limit: every client with the contracts
+// keys its jobs and claims under it; a job missing the key's property is
+// refused, naming it.
+func TestFlowFromContracts(t *testing.T) {
+	t.Parallel()
+	for _, db := range flowDBs(t) {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			set, err := contract.Parse([]byte("version: 1\nkinds:\n  flow:\n    concurrency: {limit: 1, key: payload.host}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := skiplock.NewClient(db.open(t), &skiplock.Config{Contracts: set})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				if _, err := c.Insert(ctx, flowArgs{Host: "h", I: i}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			claimed, err := c.Claim(ctx, skiplock.ClaimParams{Queue: "default", WorkerID: "w", Max: 10})
+			if err != nil || len(claimed) != 1 {
+				t.Fatalf("claim: %d jobs, %v", len(claimed), err)
+			}
+			_, err = c.Insert(ctx, noHost{}, nil)
+			var ve *skiplock.ValidationError
+			if !errors.As(err, &ve) || ve.Field != "payload.host" {
+				t.Fatalf("insert without host: %v", err)
+			}
+			queues, err := c.QueueList(ctx, false)
+			if err != nil || len(queues) != 1 || len(queues[0].Flow) != 1 || queues[0].Flow[0].Running != 1 ||
+				queues[0].Flow[0].Rule != "kind:flow" {
+				t.Fatalf("queues: %+v %v", queues, err)
+			}
+		})
+	}
+}
+
+// noHost is a job of the flow kind without the property its key reads.
+type noHost struct{}
+
+func (noHost) Kind() string { return "flow" }
