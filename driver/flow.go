@@ -36,7 +36,7 @@ func SplitFlowKey(key string) (rule, value string) {
 // FlowScanFactor is how many more pending jobs than it may claim a flow
 // claim reads before it gives up: the jobs of keys without room are
 // skipped, and some of those read may be.
-const FlowScanFactor = 4
+const FlowScanFactor = 2
 
 // FlowUse is the current use of one flow key.
 type FlowUse struct {

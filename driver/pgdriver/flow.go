@@ -22,8 +22,15 @@ func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args [
 		slices.SortFunc(jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
 		return nil
 	}
-	return jobs, e.pinned(ctx, claimSettings, "JobClaimFlow", args, read)
+	return jobs, e.pinned(ctx, flowClaimSettings, "JobClaimFlow", args, read)
 }
+
+// flowClaimSettings are claimSettings with hash and merge joins allowed:
+// the flow claim joins its own small results (candidates, keys, slots),
+// which nested loops join in quadratic time.
+const flowClaimSettings = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), " +
+	"set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), " +
+	"set_config('synchronous_commit', 'off', true)"
 
 // insertFlow runs insert and sets the flow keys of the jobs it inserted
 // (duplicates keep theirs) in one transaction, after making their slots

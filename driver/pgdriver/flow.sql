@@ -14,24 +14,39 @@ WITH cand AS (
       AND ($7::text IS NULL OR j.tenant = $7)
       AND ((10 - j.priority), j.run_at, j.id) > ($8::int, $9::timestamptz, $10::bigint)
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
+      -- OFFSET 0: a probe of the key per job, never a hash of every free slot.
       AND (j.concurrency_key IS NULL
-           OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.job_id IS NULL))
+           OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.job_id IS NULL OFFSET 0))
       AND (j.rate_key IS NULL
            OR EXISTS (SELECT 1 FROM skiplock_flow_buckets b WHERE b.key = j.rate_key
-                      AND least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) >= 1))
+                      AND least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) >= 1
+                      OFFSET 0))
     ORDER BY (10 - j.priority), j.run_at, j.id
     LIMIT $12
 ), ranked AS (
     SELECT c.*, row_number() OVER (PARTITION BY c.ck ORDER BY c.r, c.run_at, c.id) AS nc,
            row_number() OVER (PARTITION BY c.rk ORDER BY c.r, c.run_at, c.id) AS nr
     FROM cand c
+), room AS (
+    -- The room of each key met, read once: free slots (counted up to the
+    -- number of its jobs met) and tokens.
+    SELECT k.key, k.rated,
+           CASE WHEN k.rated
+                THEN (SELECT least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))
+                      FROM skiplock_flow_buckets b WHERE b.key = k.key)
+                ELSE (SELECT count(*) FROM (SELECT 1 FROM skiplock_flow_slots s
+                                            WHERE s.key = k.key AND s.job_id IS NULL LIMIT k.wanted) f)
+           END AS n
+    FROM (SELECT ck AS key, false AS rated, count(*) AS wanted FROM cand WHERE ck IS NOT NULL GROUP BY ck
+          UNION ALL
+          SELECT rk, true, count(*) FROM cand WHERE rk IS NOT NULL GROUP BY rk) k
 ), trimmed AS (
     -- Only as many jobs of a key as it had room for: the others would be
     -- locked and let go.
     SELECT x.id FROM ranked x
-    WHERE (x.ck IS NULL OR x.nc <= (SELECT count(*) FROM skiplock_flow_slots s WHERE s.key = x.ck AND s.job_id IS NULL))
-      AND (x.rk IS NULL OR x.nr <= (SELECT least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))
-                                    FROM skiplock_flow_buckets b WHERE b.key = x.rk))
+    LEFT JOIN room c ON NOT c.rated AND c.key = x.ck
+    LEFT JOIN room r ON r.rated AND r.key = x.rk
+    WHERE (x.ck IS NULL OR x.nc <= c.n) AND (x.rk IS NULL OR x.nr <= r.n)
     ORDER BY x.r, x.run_at, x.id
     LIMIT $4
 ), locked AS (
@@ -91,13 +106,15 @@ WHERE j.id = t.id;
 
 -- name: FlowSlotsEnsure
 -- Gives each concurrency key $1 its $2 slots. DO NOTHING: an existing slot
--- is not locked, so that inserts never hold up a claim. A limit lowered
+-- is not locked, so that inserts never hold up a claim; a key whose last
+-- slot exists is passed over at the cost of one probe. A limit lowered
 -- removes the free slots above it; held ones go when their job lets go.
 WITH k AS (SELECT * FROM unnest($1::text[], $2::int[]) AS k(key, n)), gone AS (
     DELETE FROM skiplock_flow_slots s USING k WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NULL
 )
 INSERT INTO skiplock_flow_slots (key, slot)
 SELECT k.key, g FROM k, generate_series(1, k.n) AS g
+WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = k.key AND s.slot = k.n)
 ON CONFLICT DO NOTHING;
 
 -- name: FlowBucketsEnsure

@@ -59,7 +59,10 @@ WHERE job_id IS NULL
               WHERE c.value ->> 'key' = skiplock_flow_slots.key AND skiplock_flow_slots.slot > c.value ->> 'n');
 
 -- name: FlowSlotsEnsure
-WITH RECURSIVE k(key, n) AS (SELECT value ->> 'key', value ->> 'n' FROM json_each(@batch)),
+-- A key whose last slot exists is passed over at the cost of one probe.
+WITH RECURSIVE k(key, n) AS (
+    SELECT c.value ->> 'key', c.value ->> 'n' FROM json_each(@batch) c
+    WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots f WHERE f.key = c.value ->> 'key' AND f.slot = c.value ->> 'n')),
 s(key, slot, n) AS (SELECT key, 1, n FROM k WHERE n >= 1 UNION ALL SELECT key, slot + 1, n FROM s WHERE slot < n)
 INSERT OR IGNORE INTO skiplock_flow_slots (key, slot) SELECT key, slot FROM s;
 

@@ -16,6 +16,8 @@ CREATE TABLE skiplock_flow_slots (
     PRIMARY KEY (key, slot)
 );
 CREATE INDEX skiplock_flow_slots_job ON skiplock_flow_slots (job_id) WHERE job_id IS NOT NULL;
+-- The free slots of a key: a claim's probe for room, and its pick.
+CREATE INDEX skiplock_flow_slots_free ON skiplock_flow_slots (key, slot) WHERE job_id IS NULL;
 
 -- A token bucket per rate key: rate tokens a second, at most burst saved.
 CREATE TABLE skiplock_flow_buckets (
