@@ -344,3 +344,45 @@ func TestFlowFromContracts(t *testing.T) {
 type noHost struct{}
 
 func (noHost) Kind() string { return "flow" }
+
+// A concurrency lowered holds once the jobs running under the old one
+// finish: a slot above the new limit is never taken again.
+func TestFlowLoweredConcurrency(t *testing.T) {
+	t.Parallel()
+	for _, db := range flowDBs(t) {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			drv := db.open(t)
+			rule := func(k int) *skiplock.Config {
+				return &skiplock.Config{Flow: []skiplock.FlowRule{{Name: "h", Queue: "default", Key: "payload.host", Concurrency: k}}}
+			}
+			two, _ := skiplock.NewClient(drv, rule(2))
+			one, _ := skiplock.NewClient(drv, rule(1))
+			claim := func(c *skiplock.Client) []*skiplock.JobRow {
+				jobs, err := c.Claim(ctx, skiplock.ClaimParams{Queue: "default", WorkerID: "w", Max: 10})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return jobs
+			}
+			insertFlow(t, two, []string{"a"}, 2)
+			held := claim(two)
+			if len(held) != 2 {
+				t.Fatalf("claimed %d under 2", len(held))
+			}
+			insertFlow(t, one, []string{"a"}, 3) // lowers the key to 1
+			for _, j := range held {
+				if _, _, err := one.Complete(ctx, j.ID, skiplock.CompleteParams{WorkerID: "w", Attempt: j.Attempt}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := len(claim(one)); n != 1 {
+				t.Fatalf("claimed %d under 1", n)
+			}
+			if n := len(claim(one)); n != 0 {
+				t.Fatalf("claimed %d more under 1", n)
+			}
+		})
+	}
+}

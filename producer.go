@@ -225,9 +225,10 @@ func (p *producer) jobLoop(row *JobRow) {
 		p.client.execute(row)
 		p.observe(time.Since(start))
 		p.active.Add(-1)
-		if !p.idle.Load() {
+		if !p.idle.Load() || p.client.flowClaims(p.queue) {
 			// A backlog, or a wake-up that found no free slot: claim now.
-			// An idle queue's new jobs wake the producer when inserted.
+			// An idle queue's new jobs wake the producer when inserted; a
+			// job under flow rules may have held back another of its key.
 			p.wakeUp()
 		}
 		var ok bool

@@ -16,7 +16,8 @@ WITH cand AS (
       AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
       -- OFFSET 0: a probe of the key per job, never a hash of every free slot.
       AND (j.concurrency_key IS NULL
-           OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.job_id IS NULL OFFSET 0))
+           OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.slot > 0 AND s.job_id IS NULL
+                      OFFSET 0))
       AND (j.rate_key IS NULL
            OR EXISTS (SELECT 1 FROM skiplock_flow_buckets b WHERE b.key = j.rate_key
                       AND least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) >= 1
@@ -35,7 +36,7 @@ WITH cand AS (
                 THEN (SELECT least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))
                       FROM skiplock_flow_buckets b WHERE b.key = k.key)
                 ELSE (SELECT count(*) FROM (SELECT 1 FROM skiplock_flow_slots s
-                                            WHERE s.key = k.key AND s.job_id IS NULL LIMIT k.wanted) f)
+                                            WHERE s.key = k.key AND s.slot > 0 AND s.job_id IS NULL LIMIT k.wanted) f)
            END AS n
     FROM (SELECT ck AS key, false AS rated, count(*) AS wanted FROM cand WHERE ck IS NOT NULL GROUP BY ck
           UNION ALL
@@ -60,7 +61,7 @@ WITH cand AS (
     SELECT w.ck, f.slot, row_number() OVER (PARTITION BY w.ck ORDER BY f.slot) AS n
     FROM wanted w
     CROSS JOIN LATERAL (
-        SELECT s.slot FROM skiplock_flow_slots s WHERE s.key = w.ck AND s.job_id IS NULL
+        SELECT s.slot FROM skiplock_flow_slots s WHERE s.key = w.ck AND s.slot > 0 AND s.job_id IS NULL
         ORDER BY s.slot LIMIT w.n FOR UPDATE SKIP LOCKED) f
 ), slotted AS (
     SELECT l.id, l.rk, l.r, l.run_at, s.ck AS skey, s.slot
@@ -108,9 +109,14 @@ WHERE j.id = t.id;
 -- Gives each concurrency key $1 its $2 slots. DO NOTHING: an existing slot
 -- is not locked, so that inserts never hold up a claim; a key whose last
 -- slot exists is passed over at the cost of one probe. A limit lowered
--- removes the free slots above it; held ones go when their job lets go.
+-- removes the free slots above it and retires the held ones (a negative
+-- number, which no claim takes) until their jobs let go of them.
 WITH k AS (SELECT * FROM unnest($1::text[], $2::int[]) AS k(key, n)), gone AS (
-    DELETE FROM skiplock_flow_slots s USING k WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NULL
+    DELETE FROM skiplock_flow_slots s USING k
+    WHERE s.key = k.key AND (s.slot > k.n OR s.slot < 0) AND s.job_id IS NULL
+), retired AS (
+    UPDATE skiplock_flow_slots s SET slot = -s.slot FROM k
+    WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NOT NULL
 )
 INSERT INTO skiplock_flow_slots (key, slot)
 SELECT k.key, g FROM k, generate_series(1, k.n) AS g

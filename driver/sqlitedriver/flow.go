@@ -190,6 +190,9 @@ func (e executor) flowTag(ctx context.Context, jobs []*driver.InsertParams, ids 
 		if _, err := e.wexec(ctx, "FlowSlotsTrim", batch); err != nil {
 			return err
 		}
+		if _, err := e.wexec(ctx, "FlowSlotsRetire", batch); err != nil {
+			return err
+		}
 		if _, err := e.wexec(ctx, "FlowSlotsEnsure", batch); err != nil {
 			return err
 		}

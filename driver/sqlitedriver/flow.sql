@@ -8,7 +8,7 @@ WHERE state = 'pending' AND queue = +@queue
   AND (10 - priority, run_at, id) > (@after_rank, @after_run_at, @after_id)
   AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused)
   AND (concurrency_key IS NULL
-       OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.job_id IS NULL))
+       OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.slot > 0 AND s.job_id IS NULL))
   AND (rate_key IS NULL
        OR EXISTS (SELECT 1 FROM skiplock_flow_buckets b WHERE b.key = j.rate_key
                   AND min(b.burst, b.tokens + b.rate * max(0, @now - b.refilled_at) / 1e6) >= 1))
@@ -17,7 +17,7 @@ LIMIT @scan;
 
 -- name: FlowFreeSlots
 SELECT key, slot FROM skiplock_flow_slots
-WHERE key IN (SELECT value FROM json_each(@keys)) AND job_id IS NULL ORDER BY key, slot;
+WHERE key IN (SELECT value FROM json_each(@keys)) AND slot > 0 AND job_id IS NULL ORDER BY key, slot;
 
 -- name: FlowTokens
 SELECT key, min(burst, tokens + rate * max(0, @now - refilled_at) / 1e6) FROM skiplock_flow_buckets
@@ -51,10 +51,17 @@ FROM json_each(@batch) AS c
 WHERE skiplock_jobs.id = c.value ->> 'id';
 
 -- name: FlowSlotsTrim
--- A limit lowered removes the free slots above it; held ones go when
--- their job lets go of them.
+-- A limit lowered removes the free slots above it and retires the held
+-- ones (a negative number, which no claim takes) until their jobs let go.
 DELETE FROM skiplock_flow_slots
 WHERE job_id IS NULL
+  AND EXISTS (SELECT 1 FROM json_each(@batch) c
+              WHERE c.value ->> 'key' = skiplock_flow_slots.key
+                AND (skiplock_flow_slots.slot > c.value ->> 'n' OR skiplock_flow_slots.slot < 0));
+
+-- name: FlowSlotsRetire
+UPDATE skiplock_flow_slots SET slot = -slot
+WHERE job_id IS NOT NULL
   AND EXISTS (SELECT 1 FROM json_each(@batch) c
               WHERE c.value ->> 'key' = skiplock_flow_slots.key AND skiplock_flow_slots.slot > c.value ->> 'n');
 

@@ -4,10 +4,11 @@
 ALTER TABLE skiplock_jobs ADD COLUMN concurrency_key text, ADD COLUMN rate_key text;
 
 -- One row per running place of a concurrency key: a key limited to K
--- running jobs has K slots. A claim takes a free slot (job_id NULL) with
--- FOR UPDATE SKIP LOCKED, and a slot is freed only by the job that holds
--- it leaving running (the triggers below), so no two claims share a slot
--- and a finished or rescued job never keeps one.
+-- running jobs has K slots, numbered 1 to K (a negative number is a slot
+-- retired by a lowered limit, never taken again). A claim takes a free
+-- slot (job_id NULL) with FOR UPDATE SKIP LOCKED, and a slot is freed only
+-- by the job that holds it leaving running (the triggers below), so no two
+-- claims share a slot and a finished or rescued job never keeps one.
 CREATE TABLE skiplock_flow_slots (
     key      text        NOT NULL,
     slot     integer     NOT NULL,

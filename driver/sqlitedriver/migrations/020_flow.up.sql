@@ -5,9 +5,11 @@ ALTER TABLE skiplock_jobs ADD COLUMN concurrency_key TEXT;
 ALTER TABLE skiplock_jobs ADD COLUMN rate_key TEXT;
 
 -- One row per running place of a concurrency key: a key limited to K
--- running jobs has K slots. A claim takes a free slot (job_id NULL); a slot
--- is freed only by the job that holds it leaving running (the triggers
--- below), so a finished or rescued job never keeps one.
+-- running jobs has K slots, numbered 1 to K (a negative number is a slot
+-- retired by a lowered limit, never taken again). A claim takes a free
+-- slot (job_id NULL); a slot is freed only by the job that holds it
+-- leaving running (the triggers below), so a finished or rescued job never
+-- keeps one.
 CREATE TABLE skiplock_flow_slots (
     key      TEXT    NOT NULL,
     slot     INTEGER NOT NULL,
