@@ -56,7 +56,7 @@ func (c *Client) JobCancel(ctx context.Context, id int64) (*JobRow, error) {
 // JobRetry returns a failed or cancelled job to pending with a fresh retry
 // budget; its error history stays.
 func (c *Client) JobRetry(ctx context.Context, id int64) (*JobRow, error) {
-	j, err := c.driver.JobRetry(ctx, id)
+	j, err := c.jobRetry(ctx, id)
 	if err == nil {
 		c.wake.insertDone(c.driver, []string{j.Queue}, true)
 	}

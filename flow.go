@@ -1,6 +1,7 @@
 package skiplock
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -151,4 +152,33 @@ func (p *producer) pollInterval() time.Duration {
 		return min(p.client.config.FetchPollInterval, p.client.config.FlowPollInterval)
 	}
 	return p.client.config.FetchPollInterval
+}
+
+// jobRetry is the driver's JobRetry; under flow rules the job, back from
+// the archive (which keeps no keys), gets its keys again in the same
+// transaction.
+func (c *Client) jobRetry(ctx context.Context, id int64) (*JobRow, error) {
+	if len(c.config.Flow) == 0 && !c.contractSet().HasFlow() {
+		return c.driver.JobRetry(ctx, id)
+	}
+	var j *JobRow
+	err := c.inTx(ctx, func(tx driver.Executor) error {
+		admin, err := driver.As[driver.AdminStore](tx)
+		if err != nil {
+			return err
+		}
+		if j, err = admin.JobRetry(ctx, id); err != nil {
+			return err
+		}
+		keys, err := c.flowKeys(&driver.InsertParams{Kind: j.Kind, Op: j.Op, Queue: j.Queue, Tenant: j.Tenant, Payload: j.Payload})
+		if err != nil || keys == nil {
+			return err
+		}
+		store, err := driver.As[driver.FlowStore](tx)
+		if err != nil {
+			return err
+		}
+		return store.FlowTag(ctx, []int64{j.ID}, []*driver.FlowKeys{keys})
+	})
+	return j, err
 }

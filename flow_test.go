@@ -386,3 +386,34 @@ func TestFlowLoweredConcurrency(t *testing.T) {
 		})
 	}
 }
+
+// A job retried from the archive counts against its keys again.
+func TestFlowRetriedJobKeepsItsLimit(t *testing.T) {
+	t.Parallel()
+	for _, db := range flowDBs(t) {
+		t.Run(db.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			rules := []skiplock.FlowRule{{Name: "h", Queue: "default", Key: "payload.host", Concurrency: 1}}
+			c, err := skiplock.NewClient(db.open(t), &skiplock.Config{Flow: rules})
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed, _ := c.Insert(ctx, flowArgs{Host: "a"}, nil)
+			if _, err := c.JobCancel(ctx, failed.Job.ID); err != nil {
+				t.Fatal(err)
+			}
+			running, _ := c.Insert(ctx, flowArgs{Host: "a", I: 1}, nil)
+			if got, err := c.Claim(ctx, skiplock.ClaimParams{Queue: "default", WorkerID: "w", Max: 10}); err != nil ||
+				len(got) != 1 || got[0].ID != running.Job.ID {
+				t.Fatalf("claim: %v %v", got, err)
+			}
+			if _, err := c.JobRetry(ctx, failed.Job.ID); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := c.Claim(ctx, skiplock.ClaimParams{Queue: "default", WorkerID: "w", Max: 10}); err != nil || len(got) != 0 {
+				t.Fatalf("the retried job was claimed beside the running one of its key: %v %v", got, err)
+			}
+		})
+	}
+}

@@ -55,6 +55,10 @@ type FlowUse struct {
 type FlowStore interface {
 	// FlowUsage answers the use of every flow key.
 	FlowUsage(ctx context.Context) ([]FlowUse, error)
+	// FlowTag sets the flow keys of live jobs that are not running (a job
+	// retried from the archive, which keeps no keys), making their slots
+	// and buckets.
+	FlowTag(ctx context.Context, ids []int64, keys []*FlowKeys) error
 }
 
 // HasFlow reports whether any job of jobs counts against a flow limit.

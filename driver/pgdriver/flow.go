@@ -158,3 +158,11 @@ func (e executor) insertFastFlow(ctx context.Context, jobs []*driver.InsertParam
 	})
 	return ids, err
 }
+
+func (e executor) FlowTag(ctx context.Context, ids []int64, keys []*driver.FlowKeys) error {
+	jobs := make([]*driver.InsertParams, len(ids))
+	for i, k := range keys {
+		jobs[i] = &driver.InsertParams{Flow: k}
+	}
+	return e.flowTag(ctx, jobs, ids, nil)
+}

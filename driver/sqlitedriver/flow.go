@@ -228,3 +228,11 @@ func (e executor) FlowUsage(ctx context.Context) ([]driver.FlowUse, error) {
 }
 
 var _ driver.FlowStore = executor{}
+
+func (e executor) FlowTag(ctx context.Context, ids []int64, keys []*driver.FlowKeys) error {
+	jobs := make([]*driver.InsertParams, len(ids))
+	for i, k := range keys {
+		jobs[i] = &driver.InsertParams{Flow: k}
+	}
+	return e.inTx(ctx, func(tx executor) error { return tx.flowTag(ctx, jobs, ids, nil) })
+}
