@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -60,6 +61,13 @@ func TestFlowOverHTTP(t *testing.T) {
 		busy := maps(mail["busy"])
 		if len(busy) != 1 || busy[0]["tokens"].(float64) >= 1 {
 			t.Fatalf("mail's bucket: %v", busy)
+		}
+		metrics := string(must(t, b.do(t, "GET", "/metrics", "", nil), 200).raw)
+		for _, want := range []string{`skiplock_flow_running{queue="crawl",rule="per-host"} 2`,
+			`skiplock_flow_concurrency_limit{queue="crawl",rule="per-host"} 1`, `skiplock_flow_keys{queue="mail",rule="slow"} 1`} {
+			if !strings.Contains(metrics, want) {
+				t.Errorf("/metrics lacks %s", want)
+			}
 		}
 	})
 }
