@@ -88,6 +88,8 @@ func WorkJob[T JobArgs](ctx context.Context, c *Client, w Worker[T], args T, opt
 	switch {
 	case !p.Plain():
 		return nil, invalid("opts", "WorkJob works a job without idempotency key or dependencies")
+	case p.Flow != nil:
+		return nil, invalid("opts", "WorkJob works a job that no flow rule limits")
 	case p.RunAt.After(time.Now()):
 		return nil, invalid("run_at", "WorkJob works a job that is due now")
 	}
