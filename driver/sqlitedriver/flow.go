@@ -8,7 +8,30 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/sqlset"
 )
+
+// flowStatements name the statements of flow.sql. The writer's warm-up
+// leaves them out, so that a database without flow rules never prepares
+// them; the first flow claim does.
+var flowStatements = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range sqlset.MustParse("sqlitedriver", flowSQL, nil).Names() {
+		m[name] = true
+	}
+	return m
+}()
+
+// warmFlow prepares the flow statements on the writer, outside a
+// transaction (inside one a statement not yet prepared runs as text).
+func (e executor) warmFlow(ctx context.Context) {
+	if e.tx != nil {
+		return
+	}
+	for name := range flowStatements {
+		e.prepared(ctx, name)
+	}
+}
 
 // flowCandidate is a pending job a flow claim may take, with its keys.
 type flowCandidate struct {
@@ -21,6 +44,7 @@ type flowCandidate struct {
 // in claim order the jobs that fit, takes their slots and tokens and
 // starts them.
 func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args []any) ([]*driver.Job, error) {
+	e.warmFlow(ctx)
 	var jobs []*driver.Job
 	err := e.inTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
