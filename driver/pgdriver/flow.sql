@@ -41,13 +41,18 @@ WITH cand AS (
     FROM (SELECT ck AS key, false AS rated, count(*) AS wanted FROM cand WHERE ck IS NOT NULL GROUP BY ck
           UNION ALL
           SELECT rk, true, count(*) FROM cand WHERE rk IS NOT NULL GROUP BY rk) k
+), rooms AS MATERIALIZED (
+    -- As arrays, looked up by position: a join's plan, made not knowing
+    -- the sizes, ran a nested loop over both lists.
+    SELECT array_agg(key) FILTER (WHERE NOT rated) AS ckeys, array_agg(n) FILTER (WHERE NOT rated) AS cn,
+           array_agg(key) FILTER (WHERE rated) AS rkeys, array_agg(n) FILTER (WHERE rated) AS rn
+    FROM room
 ), trimmed AS (
     -- Only as many jobs of a key as it had room for: the others would be
     -- locked and let go.
-    SELECT x.id FROM ranked x
-    LEFT JOIN room c ON NOT c.rated AND c.key = x.ck
-    LEFT JOIN room r ON r.rated AND r.key = x.rk
-    WHERE (x.ck IS NULL OR x.nc <= c.n) AND (x.rk IS NULL OR x.nr <= r.n)
+    SELECT x.id FROM ranked x, rooms m
+    WHERE (x.ck IS NULL OR x.nc <= m.cn[array_position(m.ckeys, x.ck)])
+      AND (x.rk IS NULL OR x.nr <= m.rn[array_position(m.rkeys, x.rk)])
     ORDER BY x.r, x.run_at, x.id
     LIMIT $4
 ), locked AS (
@@ -56,31 +61,33 @@ WITH cand AS (
     WHERE j.id = ANY(ARRAY(SELECT id FROM trimmed)) AND j.state = 'pending'
     FOR UPDATE SKIP LOCKED
 ), wanted AS (
-    SELECT ck, count(*) AS n FROM locked WHERE ck IS NOT NULL GROUP BY ck
+    -- Each key's locked jobs in claim order, as an array: its free slots
+    -- are handed to them in turn without a join.
+    SELECT ck, array_agg(id ORDER BY r, run_at, id) AS ids, count(*) AS n
+    FROM locked WHERE ck IS NOT NULL GROUP BY ck
 ), slots AS (
-    SELECT w.ck, f.slot, row_number() OVER (PARTITION BY w.ck ORDER BY f.slot) AS n
+    SELECT f.key, f.slot, w.ids[row_number() OVER (PARTITION BY w.ck ORDER BY f.slot)] AS job_id
     FROM wanted w
     CROSS JOIN LATERAL (
-        SELECT s.slot FROM skiplock_flow_slots s WHERE s.key = w.ck AND s.slot > 0 AND s.job_id IS NULL
+        SELECT s.key, s.slot FROM skiplock_flow_slots s WHERE s.key = w.ck AND s.slot > 0 AND s.job_id IS NULL
         ORDER BY s.slot LIMIT w.n FOR UPDATE SKIP LOCKED) f
 ), slotted AS (
-    SELECT l.id, l.rk, l.r, l.run_at, s.ck AS skey, s.slot
-    FROM (SELECT l.*, row_number() OVER (PARTITION BY l.ck ORDER BY l.r, l.run_at, l.id) AS n FROM locked l) l
-    LEFT JOIN slots s ON s.ck = l.ck AND s.n = l.n
-    WHERE l.ck IS NULL OR s.slot IS NOT NULL
+    SELECT l.id, l.rk, l.r, l.run_at FROM locked l
+    WHERE l.ck IS NULL OR l.id = ANY(ARRAY(SELECT job_id FROM slots))
 ), buckets AS (
     SELECT b.key, floor(least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))) AS avail
     FROM skiplock_flow_buckets b
     WHERE b.key = ANY(ARRAY(SELECT DISTINCT rk FROM slotted WHERE rk IS NOT NULL))
     FOR UPDATE SKIP LOCKED
 ), chosen AS (
-    SELECT x.id, x.rk, x.skey, x.slot
+    SELECT x.id, x.rk
     FROM (SELECT s.*, row_number() OVER (PARTITION BY s.rk ORDER BY s.r, s.run_at, s.id) AS n FROM slotted s) x
     LEFT JOIN buckets b ON b.key = x.rk
     WHERE x.rk IS NULL OR x.n <= b.avail
 ), take AS (
-    UPDATE skiplock_flow_slots s SET job_id = c.id, taken_at = now()
-    FROM chosen c WHERE s.key = c.skey AND s.slot = c.slot
+    UPDATE skiplock_flow_slots s SET job_id = t.job_id, taken_at = now()
+    FROM (SELECT key, slot, job_id FROM slots WHERE job_id = ANY(ARRAY(SELECT id FROM chosen))) t
+    WHERE s.key = t.key AND s.slot = t.slot
     RETURNING s.slot
 ), spend AS (
     UPDATE skiplock_flow_buckets b
