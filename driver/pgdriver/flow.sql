@@ -119,8 +119,10 @@ WHERE j.id = t.id;
 -- removes the free slots above it and retires the held ones (a negative
 -- number, which no claim takes) until their jobs let go of them.
 WITH k AS (SELECT * FROM unnest($1::text[], $2::int[]) AS k(key, n)), gone AS (
-    DELETE FROM skiplock_flow_slots s USING k
-    WHERE s.key = k.key AND (s.slot > k.n OR s.slot < 0) AND s.job_id IS NULL
+    -- Two ranges of the key's index, each a probe when empty.
+    DELETE FROM skiplock_flow_slots s USING k WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NULL
+), gone_retired AS (
+    DELETE FROM skiplock_flow_slots s USING k WHERE s.key = k.key AND s.slot < 0 AND s.job_id IS NULL
 ), retired AS (
     UPDATE skiplock_flow_slots s SET slot = -s.slot FROM k
     WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NOT NULL

@@ -86,29 +86,27 @@ func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args [
 // flowRoom answers the free slots of the candidates' concurrency keys and
 // the tokens of their rate keys.
 func (e executor) flowRoom(ctx context.Context, cands []flowCandidate, now sql.NamedArg) (map[string][]int, map[string]float64, error) {
-	var cks, rks []string
+	var rks []string
+	wanted := map[string]int{}
 	for _, c := range cands {
 		if c.ck != "" {
-			cks = append(cks, c.ck)
+			wanted[c.ck]++
 		}
 		if c.rk != "" {
 			rks = append(rks, c.rk)
 		}
 	}
+	// One short read per key: a key may have thousands of free slots.
 	free := map[string][]int{}
-	type slot struct {
-		key string
-		n   int
-	}
-	slots, err := collect(func(s scanner) (slot, error) {
-		var v slot
-		return v, s.Scan(&v.key, &v.n)
-	})(e.wquery(ctx, "FlowFreeSlots", sql.Named("keys", jsonText(cks))))
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, s := range slots {
-		free[s.key] = append(free[s.key], s.n)
+	for key, n := range wanted {
+		slots, err := collect(func(s scanner) (int, error) {
+			var v int
+			return v, s.Scan(&v)
+		})(e.wquery(ctx, "FlowFreeSlots", sql.Named("key", key), sql.Named("n", n)))
+		if err != nil {
+			return nil, nil, err
+		}
+		free[key] = slots
 	}
 	tokens := map[string]float64{}
 	type bucket struct {
@@ -175,11 +173,6 @@ type flowTag struct {
 	RK string `json:"rk"`
 }
 
-type flowSlots struct {
-	Key string `json:"key"`
-	N   int    `json:"n"`
-}
-
 type flowBucket struct {
 	Key   string  `json:"key"`
 	Rate  float64 `json:"rate"`
@@ -190,8 +183,8 @@ type flowBucket struct {
 // keep theirs), after making their slots and buckets.
 func (e executor) flowTag(ctx context.Context, jobs []*driver.InsertParams, ids []int64, dups []bool) error {
 	var tags []flowTag
-	var slots []flowSlots
-	var buckets []flowBucket
+	slots := map[string]int{}
+	buckets := map[string]flowBucket{}
 	for i, p := range jobs {
 		if p.Flow == nil || dups != nil && dups[i] {
 			continue
@@ -199,30 +192,30 @@ func (e executor) flowTag(ctx context.Context, jobs []*driver.InsertParams, ids 
 		f := p.Flow
 		tags = append(tags, flowTag{ID: ids[i], CK: f.ConcurrencyKey, RK: f.RateKey})
 		if f.ConcurrencyKey != "" {
-			slots = append(slots, flowSlots{Key: f.ConcurrencyKey, N: f.ConcurrencyLimit})
+			slots[f.ConcurrencyKey] = f.ConcurrencyLimit
 		}
 		if f.RateKey != "" {
-			buckets = append(buckets, flowBucket{Key: f.RateKey, Rate: f.Rate, Burst: f.Burst})
+			buckets[f.RateKey] = flowBucket{Key: f.RateKey, Rate: f.Rate, Burst: f.Burst}
 		}
 	}
 	if len(tags) == 0 {
 		return nil
 	}
 	_, now, _ := nowArgs()
-	if len(slots) > 0 {
-		batch := sql.Named("batch", jsonText(slots))
-		if _, err := e.wexec(ctx, "FlowSlotsTrim", batch); err != nil {
-			return err
-		}
-		if _, err := e.wexec(ctx, "FlowSlotsRetire", batch); err != nil {
-			return err
-		}
-		if _, err := e.wexec(ctx, "FlowSlotsEnsure", batch); err != nil {
-			return err
+	for key, n := range slots {
+		args := []any{sql.Named("key", key), sql.Named("n", n)}
+		for _, name := range []string{"FlowSlotsTrim", "FlowSlotsTrimRetired", "FlowSlotsRetire", "FlowSlotsEnsure"} {
+			if _, err := e.wexec(ctx, name, args...); err != nil {
+				return err
+			}
 		}
 	}
 	if len(buckets) > 0 {
-		if _, err := e.wexec(ctx, "FlowBucketsEnsure", sql.Named("batch", jsonText(buckets)), now); err != nil {
+		list := make([]flowBucket, 0, len(buckets))
+		for _, b := range buckets {
+			list = append(list, b)
+		}
+		if _, err := e.wexec(ctx, "FlowBucketsEnsure", sql.Named("batch", jsonText(list)), now); err != nil {
 			return err
 		}
 	}

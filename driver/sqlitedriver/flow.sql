@@ -16,8 +16,8 @@ ORDER BY priority DESC, run_at, id
 LIMIT @scan;
 
 -- name: FlowFreeSlots
-SELECT key, slot FROM skiplock_flow_slots
-WHERE key IN (SELECT value FROM json_each(@keys)) AND slot > 0 AND job_id IS NULL ORDER BY key, slot;
+-- A key's first free slots, as many as the claim has jobs of it.
+SELECT slot FROM skiplock_flow_slots WHERE key = @key AND slot > 0 AND job_id IS NULL ORDER BY slot LIMIT @n;
 
 -- name: FlowTokens
 SELECT key, min(burst, tokens + rate * max(0, @now - refilled_at) / 1e6) FROM skiplock_flow_buckets
@@ -53,25 +53,21 @@ WHERE skiplock_jobs.id = c.value ->> 'id';
 -- name: FlowSlotsTrim
 -- A limit lowered removes the free slots above it and retires the held
 -- ones (a negative number, which no claim takes) until their jobs let go.
-DELETE FROM skiplock_flow_slots
-WHERE job_id IS NULL
-  AND EXISTS (SELECT 1 FROM json_each(@batch) c
-              WHERE c.value ->> 'key' = skiplock_flow_slots.key
-                AND (skiplock_flow_slots.slot > c.value ->> 'n' OR skiplock_flow_slots.slot < 0));
+-- Each is a range of the key's index: a probe when empty.
+DELETE FROM skiplock_flow_slots WHERE key = @key AND slot > @n AND job_id IS NULL;
+
+-- name: FlowSlotsTrimRetired
+DELETE FROM skiplock_flow_slots WHERE key = @key AND slot < 0 AND job_id IS NULL;
 
 -- name: FlowSlotsRetire
-UPDATE skiplock_flow_slots SET slot = -slot
-WHERE job_id IS NOT NULL
-  AND EXISTS (SELECT 1 FROM json_each(@batch) c
-              WHERE c.value ->> 'key' = skiplock_flow_slots.key AND skiplock_flow_slots.slot > c.value ->> 'n');
+UPDATE skiplock_flow_slots SET slot = -slot WHERE key = @key AND slot > @n AND job_id IS NOT NULL;
 
 -- name: FlowSlotsEnsure
 -- A key whose last slot exists is passed over at the cost of one probe.
-WITH RECURSIVE k(key, n) AS (
-    SELECT c.value ->> 'key', c.value ->> 'n' FROM json_each(@batch) c
-    WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots f WHERE f.key = c.value ->> 'key' AND f.slot = c.value ->> 'n')),
-s(key, slot, n) AS (SELECT key, 1, n FROM k WHERE n >= 1 UNION ALL SELECT key, slot + 1, n FROM s WHERE slot < n)
-INSERT OR IGNORE INTO skiplock_flow_slots (key, slot) SELECT key, slot FROM s;
+WITH RECURSIVE s(slot) AS (SELECT 1 WHERE NOT EXISTS (
+        SELECT 1 FROM skiplock_flow_slots f WHERE f.key = @key AND f.slot = @n)
+    UNION ALL SELECT slot + 1 FROM s WHERE slot < @n)
+INSERT OR IGNORE INTO skiplock_flow_slots (key, slot) SELECT @key, slot FROM s;
 
 -- name: FlowBucketsEnsure
 INSERT INTO skiplock_flow_buckets (key, rate, burst, tokens, refilled_at)
