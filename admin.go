@@ -56,7 +56,7 @@ func (c *Client) JobCancel(ctx context.Context, id int64) (*JobRow, error) {
 // JobRetry returns a failed or cancelled job to pending with a fresh retry
 // budget; its error history stays.
 func (c *Client) JobRetry(ctx context.Context, id int64) (*JobRow, error) {
-	j, err := c.driver.JobRetry(ctx, id)
+	j, err := c.jobRetry(ctx, id)
 	if err == nil {
 		c.wake.insertDone(c.driver, []string{j.Queue}, true)
 	}
@@ -157,9 +157,14 @@ func (c *Client) queueKnown(ctx context.Context, name string, opts []QueueAction
 type QueueInfo = driver.QueueInfo
 
 // QueueList answers every known queue with its live job counts (and
-// archived ones when withArchive).
+// archived ones when withArchive), and the flow rules that apply to it with
+// their use.
 func (c *Client) QueueList(ctx context.Context, withArchive bool) ([]QueueInfo, error) {
-	return c.driver.QueueList(ctx, withArchive)
+	queues, err := c.driver.QueueList(ctx, withArchive)
+	if err != nil {
+		return nil, err
+	}
+	return c.withFlow(ctx, queues)
 }
 
 // inTx runs fn in a transaction of the driver's.

@@ -71,6 +71,12 @@ type Config struct {
 	// stored in the database (ContractsApply, `skiplock contracts apply`);
 	// by default the client refuses to start (ErrContractsDiffer).
 	ContractsWin ContractsWin
+	// Flow are rate limits and concurrency keys (FlowRule), enforced
+	// across every process on the database; docs/flow-control.md.
+	Flow []FlowRule
+	// FlowPollInterval is how often a queue under flow limits is claimed
+	// from when nothing wakes it (DefaultFlowPollInterval).
+	FlowPollInterval time.Duration
 	// Vault, when set, receives finished jobs before retention deletes
 	// them (see Vault); nil deletes without keeping a copy.
 	Vault Vault
@@ -108,6 +114,7 @@ func (c Config) withDefaults() Config {
 	c.RescueInterval = orDuration(c.RescueInterval, DefaultRescueInterval)
 	c.SchedulerInterval = orDuration(c.SchedulerInterval, DefaultSchedulerInterval)
 	c.LeaderTTL = orDuration(c.LeaderTTL, DefaultLeaderTTL)
+	c.FlowPollInterval = orDuration(c.FlowPollInterval, DefaultFlowPollInterval)
 	if c.Backoff == nil {
 		c.Backoff = DefaultBackoff
 	}
@@ -151,6 +158,9 @@ func (c Config) validate() error {
 	case ContractsRefuse, ContractsStoredWins, ContractsConfigWins:
 	default:
 		return fmt.Errorf("config: ContractsWin: %q is not one of \"\", \"stored\", \"config\"", c.ContractsWin)
+	}
+	if err := validateFlow(c.Flow); err != nil {
+		return err
 	}
 	if err := c.Retention.validate(); err != nil {
 		return err

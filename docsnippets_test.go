@@ -13,9 +13,9 @@ import (
 // docsWithRunnableSnippets are the pages whose shell blocks marked runnable
 // (a fence info string "sh runnable", or "<!-- runnable -->" on the line
 // before a sh fence) must run as written.
-var docsWithRunnableSnippets = []string{"README.md", "docs/cli.md", "docs/vault.md"}
+var docsWithRunnableSnippets = []string{"README.md", "docs/cli.md", "docs/vault.md", "docs/flow-control.md"}
 
-// Every runnable shell block of the README, the CLI and vault pages runs, in order,
+// Every runnable shell block of the README, the CLI, vault and flow-control pages runs, in order,
 // with `sh -e` against a skiplock binary built from this tree and a SQLite
 // file of its own, and exits 0.
 func TestDocShellSnippetsRun(t *testing.T) {

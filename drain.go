@@ -57,7 +57,8 @@ func (c *Client) Drain(ctx context.Context) ([]Outcome, error) {
 // queues, or answers nil when there is none.
 func (c *Client) claimOne(ctx context.Context) (*JobRow, error) {
 	for queue := range c.config.Queues {
-		p := driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, Max: 1, DefaultLease: c.config.Lease}
+		p := driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, Max: 1, DefaultLease: c.config.Lease,
+			Flow: c.flowClaims(queue)}
 		for kind := range c.config.Workers.byKind {
 			p.Kinds = append(p.Kinds, kind)
 			p.Leases = append(p.Leases, c.policies[kind].lease)
@@ -87,6 +88,8 @@ func WorkJob[T JobArgs](ctx context.Context, c *Client, w Worker[T], args T, opt
 	switch {
 	case !p.Plain():
 		return nil, invalid("opts", "WorkJob works a job without idempotency key or dependencies")
+	case p.Flow != nil:
+		return nil, invalid("opts", "WorkJob works a job that no flow rule limits")
 	case p.RunAt.After(time.Now()):
 		return nil, invalid("run_at", "WorkJob works a job that is due now")
 	}

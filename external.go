@@ -57,6 +57,7 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	cp.Flow = c.flowClaims(p.Queue)
 	place := c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds)
 	deadline := time.Now().Add(p.Wait)
 	recheck := p.Recheck

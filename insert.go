@@ -115,7 +115,7 @@ func (c *Client) insertOne(ctx context.Context, exec driver.Executor, p *driver.
 // and the job is plain (no key, no dependencies) and due now: it then skips
 // the wake-up and the claim, a round trip to the database.
 func (c *Client) startsAtInsert(p *driver.InsertParams) *producer {
-	if !p.Plain() || p.Paused || !p.RunAt.IsZero() && p.RunAt.After(time.Now()) {
+	if !p.Plain() || p.Paused || p.Flow != nil || !p.RunAt.IsZero() && p.RunAt.After(time.Now()) {
 		return nil
 	}
 	ps := c.producers.Load()
@@ -259,6 +259,9 @@ func (c *Client) fillInsertParams(p *driver.InsertParams, args JobArgs, opts *In
 		RunAt: opts.RunAt, IdempotencyKey: res.IdempotencyKey, UniquePolicy: res.UniquePolicy,
 		UniqueWindow: res.UniqueWindow, DependsOn: opts.DependsOn, RunOnParentFailure: opts.RunOnParentFailure,
 		WorkflowID: opts.WorkflowID, Stage: opts.Stage,
+	}
+	if p.Flow, err = c.flowKeys(p); err != nil {
+		return err
 	}
 	if p.RunAt.IsZero() && opts.Delay > 0 {
 		p.RunAt = time.Now().Add(opts.Delay)

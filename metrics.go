@@ -19,7 +19,8 @@ type MetricsCount = driver.MetricsCount
 // in-process user exports without a server (package skiplockprom turns it
 // into Prometheus metrics).
 type Metrics struct {
-	// Queues are every queue's settings, live counts and oldest pending age.
+	// Queues are every queue's settings, live counts and oldest pending
+	// age, and the flow rules that apply to it with their use.
 	Queues []QueueInfo
 	// Live counts live jobs by queue, kind and state.
 	Live []MetricsCount
@@ -42,7 +43,11 @@ func (c *Client) Metrics(ctx context.Context) (*Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Metrics{Queues: queuesOf(m), Live: m.Live, RetryWaiting: m.RetryWaiting, Finished: m.Finished,
+	queues, err := c.withFlow(ctx, queuesOf(m))
+	if err != nil {
+		return nil, err
+	}
+	return &Metrics{Queues: queues, Live: m.Live, RetryWaiting: m.RetryWaiting, Finished: m.Finished,
 		Window: MetricsWindow, Rescued: map[string]int64{
 			"requeued":  m.Counters[driver.CounterRescuedRequeued],
 			"failed":    m.Counters[driver.CounterRescuedFailed],

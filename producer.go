@@ -91,7 +91,7 @@ func (p *producer) run(ctx context.Context) {
 		p.mu.Unlock()
 		close(p.work) // idle job goroutines end; busy ones after their job
 	}()
-	poll := time.NewTicker(p.client.config.FetchPollInterval)
+	poll := time.NewTicker(p.pollInterval())
 	defer poll.Stop()
 	var last time.Time
 	backlogged := false
@@ -200,6 +200,7 @@ func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	}
 	params := p.claim
 	params.Max = free
+	params.Flow = p.client.flowClaims(p.queue)
 	// Not ctx: a claim cut off after its commit would strand the jobs
 	// until their leases expire.
 	claimCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -224,9 +225,10 @@ func (p *producer) jobLoop(row *JobRow) {
 		p.client.execute(row)
 		p.observe(time.Since(start))
 		p.active.Add(-1)
-		if !p.idle.Load() {
+		if !p.idle.Load() || p.client.flowClaims(p.queue) {
 			// A backlog, or a wake-up that found no free slot: claim now.
-			// An idle queue's new jobs wake the producer when inserted.
+			// An idle queue's new jobs wake the producer when inserted; a
+			// job under flow rules may have held back another of its key.
 			p.wakeUp()
 		}
 		var ok bool

@@ -69,6 +69,11 @@ type Options struct {
 	// earlier, in the archive; latency then runs the janitor beside its
 	// enqueues and adds its figures (latency).
 	Purge int
+	// FlowKeys spreads the bench jobs over that many concurrency keys,
+	// each limited to FlowConcurrency running jobs (default
+	// DefaultFlowConcurrency) and, with FlowRate, to FlowRate starts a
+	// second: the cost of flow control (flow.go).
+	FlowKeys, FlowConcurrency, FlowRate int
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -155,7 +160,7 @@ func (o Options) Validate() error {
 	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C) && o.Mode != "http":
 		return fmt.Errorf("--claim-max, --loops and --h2c apply to --mode http only")
 	}
-	return nil
+	return o.validateFlow()
 }
 
 var tableOptionsRE = regexp.MustCompile(`^([a-z_]+\s*=\s*[0-9.a-z]+(\s*,\s*[a-z_]+\s*=\s*[0-9.a-z]+)*)?$`)
@@ -193,7 +198,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	cfg := skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,
 		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch,
 		// The leader's scheduled janitor would race --purge's own run.
-		Retention: skiplock.Retention{Disabled: o.Purge > 0}}
+		Retention: skiplock.Retention{Disabled: o.Purge > 0}, Flow: o.flowRules()}
 	if o.Configure != nil {
 		o.Configure(&cfg)
 	}
@@ -201,6 +206,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	sys.flowKeys = o.FlowKeys
 	// A run cut short leaves the client running: stop it before the pool closes.
 	defer func() { _ = sys.client.Stop(context.WithoutCancel(ctx)) }()
 	producers := o.Producers

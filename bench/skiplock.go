@@ -15,6 +15,8 @@ const Queue = "bench"
 // noop is the bench job: its payload carries the enqueue time.
 type noop struct {
 	T int64 `json:"t,omitempty"`
+	// K is the job's flow key under --flow-keys.
+	K string `json:"k,omitempty"`
 }
 
 func (noop) Kind() string { return "bench_noop" }
@@ -25,6 +27,10 @@ type Skiplock struct {
 	driver driver.Driver
 	config skiplock.Config
 	onWork atomic.Pointer[func(int64)]
+	// flowKeys spreads the jobs inserted over that many flow keys; inserted
+	// counts them.
+	flowKeys int
+	inserted atomic.Int64
 }
 
 // NewSkiplock returns Skiplock on drv. config's Queues and Workers are set
@@ -61,11 +67,18 @@ func (s *Skiplock) Insert(ctx context.Context, n int, stamp time.Time) error {
 	}
 	opts := &skiplock.InsertOpts{Queue: Queue}
 	if n == 1 {
+		if s.flowKeys > 0 {
+			args.K = flowKey(int(s.inserted.Add(1)), s.flowKeys)
+		}
 		_, err := s.client.Insert(ctx, args, opts)
 		return err
 	}
 	jobs := make([]skiplock.InsertManyParams, n)
+	first := int(s.inserted.Add(int64(n))) - n
 	for i := range jobs {
+		if s.flowKeys > 0 {
+			args.K = flowKey(first+i, s.flowKeys)
+		}
 		jobs[i] = skiplock.InsertManyParams{Args: args, Opts: opts}
 	}
 	_, err := s.client.InsertMany(ctx, jobs)

@@ -87,6 +87,7 @@ func (p *problems) kinds(v any, set *Set) {
 		}
 		if k := p.kind(name, obj.vals[name], path, set.defaults); k != nil {
 			set.kinds[name] = k
+			set.flow = set.flow || k.Concurrency != nil || k.RateLimit != nil
 		}
 	}
 }
@@ -112,8 +113,12 @@ func (p *problems) kind(name string, v any, path string, defaults settings) *Kin
 		case "unique":
 		case "sql_enqueue":
 			k.SQLEnqueue, _ = p.boolean(v, at)
+		case "concurrency":
+			k.Concurrency = p.flowLimit(v, at, false)
+		case "rate_limit":
+			k.RateLimit = p.flowLimit(v, at, true)
 		default:
-			p.add(at, "unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)")
+			p.add(at, "unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue, concurrency, rate_limit)")
 		}
 	}
 	// unique is read last: whether it may reference op depends on ops.

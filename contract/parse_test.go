@@ -47,7 +47,7 @@ func TestParseStructureErrors(t *testing.T) {
 		{"strict without kinds", v1 + "strict: true\n", []string{"kinds: strict mode needs at least one kind; every job would be rejected"}},
 		{"document not object", "- a\n- b\n", []string{"document: expected object, got array"}},
 		{"unknown kind key", v1 + "kinds:\n  file:\n    priorty: 5\n", []string{
-			"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)"}},
+			"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue, concurrency, rate_limit)"}},
 		{"unknown defaults key", v1 + "defaults: {ops: [a]}\n", []string{
 			"defaults.ops: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff)"}},
 		{"defaults not object", v1 + "defaults: [1]\n", []string{"defaults: expected object, got array"}},
@@ -57,7 +57,7 @@ func TestParseStructureErrors(t *testing.T) {
 			`kinds["a b"]: invalid kind name "a b": use 1 to 128 letters, digits, '_', '.' or '-'`,
 			`kinds["x:y"]: invalid kind name "x:y": use 1 to 128 letters, digits, '_', '.' or '-'`}},
 		{"dotted kind path", v1 + "kinds: {a.b: {priorty: 1}}\n", []string{
-			`kinds["a.b"].priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)`}},
+			`kinds["a.b"].priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue, concurrency, rate_limit)`}},
 	}
 	runParseErrors(t, tests)
 }
@@ -125,7 +125,7 @@ func TestParseAllProblemsAtOnce(t *testing.T) {
 	want := []string{
 		"version: unsupported version 2 (this format is version 1)",
 		"foo: unknown field (allowed: version, strict, defaults, kinds, x-...)",
-		"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)",
+		"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue, concurrency, rate_limit)",
 		"kinds.file.priority: must be between 0 and 10, got 11",
 		"kinds.lib.unique.window: required for policy window",
 	}

@@ -37,6 +37,8 @@ type Set struct {
 
 	defaults settings
 	kinds    map[string]*Kind
+	// flow: some kind has a flow limit.
+	flow bool
 	// source is the document the set was parsed from.
 	source []byte
 }
@@ -55,6 +57,9 @@ type Kind struct {
 	// SQLEnqueue lets skiplock_enqueue (PostgreSQL) store jobs of a kind
 	// with a payload schema, which SQL does not check.
 	SQLEnqueue bool
+	// Concurrency and RateLimit are the kind's flow limits (nil: none).
+	Concurrency *FlowLimit
+	RateLimit   *FlowLimit
 
 	schema *jsonschema.Schema // nil: any JSON object
 }
@@ -126,6 +131,9 @@ type KindInfo struct {
 	MaxRetries int         `json:"max_retries"`
 	Ops        []string    `json:"ops"`
 	Unique     *UniqueInfo `json:"unique"`
+	// Concurrency and RateLimit are the kind's flow limits, when it has them.
+	Concurrency *FlowLimitInfo `json:"concurrency,omitempty"`
+	RateLimit   *FlowLimitInfo `json:"rate_limit,omitempty"`
 }
 
 // UniqueInfo is a kind's uniqueness in KindInfo. Window is a Go duration
@@ -168,6 +176,7 @@ func (s *Set) Kinds() []KindInfo {
 				info.Unique.Window = shortDuration(u.Window)
 			}
 		}
+		info.Concurrency, info.RateLimit = k.Concurrency.info(), k.RateLimit.info()
 		infos = append(infos, info)
 	}
 	return infos

@@ -120,6 +120,8 @@ type InsertParams struct {
 	WorkflowID, Stage  string
 	// Paused inserts the job in the paused state.
 	Paused bool
+	// Flow, when set, is the job's flow-control keys (flow.go).
+	Flow *FlowKeys
 }
 
 // InsertResult is an inserted job, or the existing one its key matched.
@@ -160,6 +162,10 @@ type ClaimParams struct {
 	// skips the index entries of the jobs it claimed, which PostgreSQL keeps
 	// until vacuum (and a long transaction elsewhere holds vacuum off).
 	After *ClaimKey
+	// Flow claims honouring the jobs' flow keys (flow.go): a job whose
+	// concurrency key has no free slot or whose rate key has no token is
+	// left pending. Without it the claim reads no flow key.
+	Flow bool
 }
 
 // ClaimKey is a job's place in claim order: priority descending, then run_at,

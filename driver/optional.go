@@ -118,6 +118,9 @@ type QueueInfo struct {
 	Paused           bool
 	Counts           map[JobState]int64
 	OldestPendingAge time.Duration
+	// Flow is the flow rules that apply to the queue and their use; the
+	// client fills it in (docs/flow-control.md).
+	Flow []QueueFlow
 }
 
 // Schedule is a recurring per-entity schedule.

@@ -15,6 +15,9 @@ type QueueView struct {
 	Paused                  bool                        `json:"paused"`
 	Counts                  map[skiplock.JobState]int64 `json:"counts"`
 	OldestPendingAgeSeconds float64                     `json:"oldest_pending_age_seconds"`
+	// Flow is the flow rules that apply to the queue, with their use
+	// (docs/flow-control.md); absent when none does.
+	Flow []FlowView `json:"flow,omitempty"`
 }
 
 // liveStates are the states a queue's counts always show.
@@ -30,6 +33,9 @@ func NewQueueView(q skiplock.QueueInfo) QueueView {
 	}
 	for st, n := range q.Counts {
 		v.Counts[st] = n
+	}
+	for _, f := range q.Flow {
+		v.Flow = append(v.Flow, newFlowView(f))
 	}
 	return v
 }

@@ -31,8 +31,13 @@ var (
 	rescuedDesc = prometheus.NewDesc("skiplock_jobs_rescued_total",
 		"Running jobs whose lease expired, by what the rescue did (requeued, failed, cancelled).",
 		[]string{"outcome"}, nil)
-	upDesc   = prometheus.NewDesc("skiplock_database_up", "1 when the database answered the scrape.", nil, nil)
-	readDesc = prometheus.NewDesc("skiplock_metrics_read_seconds",
+	flowRunningDesc = prometheus.NewDesc("skiplock_flow_running",
+		"Jobs running under a flow rule's keys (docs/flow-control.md).", []string{"queue", "rule"}, nil)
+	flowLimitDesc = prometheus.NewDesc("skiplock_flow_concurrency_limit",
+		"Running jobs a flow rule allows per key.", []string{"queue", "rule"}, nil)
+	flowKeysDesc = prometheus.NewDesc("skiplock_flow_keys", "Keys a flow rule has seen.", []string{"queue", "rule"}, nil)
+	upDesc       = prometheus.NewDesc("skiplock_database_up", "1 when the database answered the scrape.", nil, nil)
+	readDesc     = prometheus.NewDesc("skiplock_metrics_read_seconds",
 		"Time the scrape took to read the metrics from the database.", nil, nil)
 )
 
@@ -51,7 +56,7 @@ func NewCollector(client *skiplock.Client) *Collector {
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{queueJobsDesc, queueOldestDesc, queuePausedDesc, jobsDesc,
-		retryDesc, finishedDesc, rescuedDesc, upDesc, readDesc} {
+		retryDesc, finishedDesc, rescuedDesc, flowRunningDesc, flowLimitDesc, flowKeysDesc, upDesc, readDesc} {
 		ch <- d
 	}
 }
@@ -81,6 +86,13 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			paused = 1
 		}
 		gauge(queuePausedDesc, paused, q.Name)
+		for _, f := range q.Flow {
+			gauge(flowRunningDesc, float64(f.Running), q.Name, f.Rule)
+			gauge(flowKeysDesc, float64(f.Keys), q.Name, f.Rule)
+			if f.Concurrency > 0 {
+				gauge(flowLimitDesc, float64(f.Concurrency), q.Name, f.Rule)
+			}
+		}
 	}
 	for _, n := range m.Live {
 		gauge(jobsDesc, float64(n.N), n.Queue, n.Kind, string(n.State))

@@ -35,7 +35,10 @@ func newQueuesCmd(g *globals) *cobra.Command {
 					t.row(q.Name, q.Paused, q.Counts[skiplock.StatePending], q.Counts[skiplock.StateScheduled],
 						q.Counts[skiplock.StateRunning], q.Counts[skiplock.StateWaiting], q.OldestPendingAge.Round(time.Second))
 				}
-				return t.flush()
+				if err := t.flush(); err != nil {
+					return err
+				}
+				return printFlow(w, queues)
 			})
 		}}
 	addJSONFlag(list)

@@ -163,6 +163,10 @@ func (g *globals) clientOn(ctx context.Context, open func(context.Context) (dbop
 		db.Close()
 		return nil, nil, err
 	}
+	if cfg.Flow, err = fileFlowRules(); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
 	c, err := skiplock.NewClient(db.Driver, cfg)
 	if err != nil {
 		db.Close()

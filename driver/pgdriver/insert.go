@@ -14,6 +14,9 @@ import (
 // JobInsertMany pipelines plain inserts in one round trip; jobs with keys or
 // dependencies take the careful path, one at a time, in a transaction.
 func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams) ([]driver.InsertResult, error) {
+	if driver.HasFlow(jobs) {
+		return e.insertManyFlow(ctx, jobs)
+	}
 	out := make([]driver.InsertResult, len(jobs))
 	plain := true
 	for _, p := range jobs {
@@ -38,8 +41,8 @@ func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams
 }
 
 func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, start driver.StartParams) (*driver.Job, error) {
-	if !p.Plain() {
-		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key or dependencies", p.Kind)
+	if !p.Plain() || p.Flow != nil {
+		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key, dependencies or flow keys", p.Kind)
 	}
 	runAt, tags := runAtAndTags(p)
 	return scanOne(e.q.QueryRow(ctx, q("JobInsertStart"), p.Kind, p.Op, p.Queue, p.Tenant, p.Paused,

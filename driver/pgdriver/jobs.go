@@ -14,6 +14,9 @@ import (
 )
 
 func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
+	if driver.HasFlow(jobs) {
+		return e.insertFastFlow(ctx, jobs)
+	}
 	ids := make([]int64, 0, len(jobs))
 	err := e.inTx(ctx, func(tx executor) error {
 		rows, err := tx.q.Query(ctx, jobNextIDs.SQL, jobNextIDs.Args(countArg{len(jobs)})...)
@@ -67,6 +70,9 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 		rank, runAt, id = 10-a.Priority, a.RunAt, a.ID
 	}
 	args := []any{p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant, rank, runAt, id, leaseKinds}
+	if p.Flow {
+		return e.jobClaimFlow(ctx, p, args)
+	}
 	var jobs []*driver.Job
 	read := func(rows pgx.Rows, err error) error {
 		if jobs, err = scanJobs(rows, err); err != nil {

@@ -16,6 +16,7 @@ import (
 // values past 2³¹. Sorted.
 var int4Params = map[string][]string{
 	"JobClaim":         {"$8"},                // 10 - priority
+	"JobClaimFlow":     {"$8"},                // 10 - priority
 	"JobHeldForUpdate": {"attempt"},           // attempt
 	"JobProgress":      {"attempt"},           // attempt
 	"JobArchiveHeld":   {"attempt"},           // attempt

@@ -22,14 +22,14 @@ func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams
 			}
 			out[i] = r
 		}
-		return nil
+		return tx.insertResultFlow(ctx, jobs, out)
 	})
 	return out, err
 }
 
 func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, start driver.StartParams) (*driver.Job, error) {
-	if !p.Plain() {
-		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key or dependencies", p.Kind)
+	if !p.Plain() || p.Flow != nil {
+		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key, dependencies or flow keys", p.Kind)
 	}
 	if err := checkDocs(p); err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 				return err
 			}
 		}
-		return nil
+		return tx.flowTag(ctx, jobs, ids, nil)
 	})
 	if err != nil {
 		return nil, err

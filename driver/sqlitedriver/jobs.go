@@ -47,11 +47,15 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	if a := p.After; a != nil {
 		rank, runAt, id = int64(10-a.Priority), a.RunAt.UnixMicro(), a.ID
 	}
-	jobs, err := scanJobs(e.wquery(ctx, "JobClaim", sql.Named("queue", p.Queue), sql.Named("worker", p.WorkerID),
+	args := []any{sql.Named("queue", p.Queue), sql.Named("worker", p.WorkerID),
 		sql.Named("after_rank", rank), sql.Named("after_run_at", runAt), sql.Named("after_id", id),
 		sql.Named("kinds_any", len(p.Kinds) == 0), sql.Named("kinds", jsonText(kinds)),
 		sql.Named("leases", jsonText(leases)), sql.Named("default_lease", p.DefaultLease.Microseconds()),
-		sql.Named("max", p.Max), sql.Named("tenant", nullableString(p.Tenant)), now))
+		sql.Named("max", p.Max), sql.Named("tenant", nullableString(p.Tenant))}
+	if p.Flow {
+		return e.jobClaimFlow(ctx, p, args)
+	}
+	jobs, err := scanJobs(e.wquery(ctx, "JobClaim", append(args, now)...))
 	if err != nil {
 		return nil, fmt.Errorf("claim jobs in queue %q: %w", p.Queue, err)
 	}

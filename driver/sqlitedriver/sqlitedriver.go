@@ -202,6 +202,9 @@ func (d *Driver) warm(ctx context.Context) {
 	}
 	all := true
 	for _, name := range queries.Names() {
+		if flowStatements[name] {
+			continue // prepared at the first flow claim (warmFlow)
+		}
 		if (executor{d: d}).prepared(ctx, name) == nil {
 			all = false
 		}

@@ -1,7 +1,9 @@
 package sqlitedriver
 
 import (
+	"database/sql"
 	_ "embed"
+	"slices"
 	"strings"
 
 	"github.com/skiplock/skiplock/driver/sqlset"
@@ -18,8 +20,14 @@ var queriesSQL string
 //go:embed retention.sql
 var retentionSQL string
 
+// flowSQL holds the statements of flow control (docs/flow-control.md),
+// which unlimited jobs never run; it starts with a "-- name:" line too.
+//
+//go:embed flow.sql
+var flowSQL string
+
 // queries are the driver's statements, expanded once at start-up.
-var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL, sqlset.JobColumns)
+var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
 
@@ -51,3 +59,16 @@ var jobListByKey = func() string {
 	}
 	return strings.ReplaceAll(s, anyKey, byKey)
 }()
+
+// only answers those of args, named, that the statement called name uses:
+// for calls that hand one set of arguments to several statements.
+func only(name string, args ...any) []any {
+	params := queries.Params(name)
+	out := make([]any, 0, len(args))
+	for _, a := range args {
+		if na, ok := a.(sql.NamedArg); !ok || slices.Contains(params, na.Name) {
+			out = append(out, a)
+		}
+	}
+	return out
+}

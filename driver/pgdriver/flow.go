@@ -1,0 +1,168 @@
+package pgdriver
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// jobClaimFlow is JobClaim honouring flow keys, in one statement
+// (JobClaimFlow), under the same settings as the claim.
+func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args []any) ([]*driver.Job, error) {
+	args = append(args, p.Max*driver.FlowScanFactor)
+	var jobs []*driver.Job
+	read := func(rows pgx.Rows, err error) error {
+		if jobs, err = scanJobs(rows, err); err != nil {
+			return err
+		}
+		slices.SortFunc(jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
+		return nil
+	}
+	return jobs, e.pinned(ctx, flowClaimSettings, "JobClaimFlow", args, read)
+}
+
+// flowClaimSettings are claimSettings with hash and merge joins allowed:
+// the flow claim joins its own small results (candidates, keys, slots),
+// which nested loops join in quadratic time.
+const flowClaimSettings = "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), " +
+	"set_config('enable_seqscan', 'off', true), set_config('enable_bitmapscan', 'off', true), " +
+	"set_config('synchronous_commit', 'off', true)"
+
+// insertFlow runs insert and sets the flow keys of the jobs it inserted
+// (duplicates keep theirs) in one transaction, after making their slots
+// and buckets.
+func (e executor) insertFlow(ctx context.Context, jobs []*driver.InsertParams,
+	insert func(tx executor) ([]int64, []bool, error)) ([]int64, []bool, error) {
+	var ids []int64
+	var dups []bool
+	err := e.inTx(ctx, func(tx executor) error {
+		var err error
+		if ids, dups, err = insert(tx); err != nil {
+			return err
+		}
+		return tx.flowTag(ctx, jobs, ids, dups)
+	})
+	return ids, dups, err
+}
+
+func (e executor) flowTag(ctx context.Context, jobs []*driver.InsertParams, ids []int64, dups []bool) error {
+	var tagIDs []int64
+	var cks, rks []string
+	slots := map[string]int{}
+	type bucket struct{ rate, burst float64 }
+	buckets := map[string]bucket{}
+	for i, p := range jobs {
+		if p.Flow == nil || dups != nil && dups[i] {
+			continue
+		}
+		f := p.Flow
+		tagIDs, cks, rks = append(tagIDs, ids[i]), append(cks, f.ConcurrencyKey), append(rks, f.RateKey)
+		if f.ConcurrencyKey != "" {
+			slots[f.ConcurrencyKey] = f.ConcurrencyLimit
+		}
+		if f.RateKey != "" {
+			buckets[f.RateKey] = bucket{f.Rate, f.Burst}
+		}
+	}
+	if len(tagIDs) == 0 {
+		return nil
+	}
+	// Keys in order: two inserts never wait on each other's keys crosswise.
+	if len(slots) > 0 {
+		keys := sortedKeys(slots)
+		n := make([]int32, len(keys))
+		for i, k := range keys {
+			n[i] = int32(slots[k])
+		}
+		if _, err := e.q.Exec(ctx, q("FlowSlotsEnsure"), keys, n); err != nil {
+			return err
+		}
+	}
+	if len(buckets) > 0 {
+		keys := sortedKeys(buckets)
+		rates, bursts := make([]float64, len(keys)), make([]float64, len(keys))
+		for i, k := range keys {
+			rates[i], bursts[i] = buckets[k].rate, buckets[k].burst
+		}
+		if _, err := e.q.Exec(ctx, q("FlowBucketsEnsure"), keys, rates, bursts); err != nil {
+			return err
+		}
+	}
+	_, err := e.q.Exec(ctx, q("FlowTag"), tagIDs, cks, rks)
+	return err
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (e executor) FlowUsage(ctx context.Context) ([]driver.FlowUse, error) {
+	rows, err := e.q.Query(ctx, q("FlowUsage"))
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.FlowUse, error) {
+		var u driver.FlowUse
+		var at time.Time
+		err := r.Scan(&u.Key, &u.Running, &u.Slots, &u.Tokens, &u.Burst, &u.Rate, &u.Rated, &at)
+		u.At = at.UTC()
+		return u, err
+	})
+}
+
+var _ driver.FlowStore = executor{}
+
+// withoutFlow answers copies of jobs without their flow keys, for the
+// insert that insertFlow wraps.
+func withoutFlow(jobs []*driver.InsertParams) []*driver.InsertParams {
+	out := make([]*driver.InsertParams, len(jobs))
+	for i, p := range jobs {
+		c := *p
+		c.Flow = nil
+		out[i] = &c
+	}
+	return out
+}
+
+// insertManyFlow is JobInsertMany for a batch with flow keys.
+func (e executor) insertManyFlow(ctx context.Context, jobs []*driver.InsertParams) ([]driver.InsertResult, error) {
+	var res []driver.InsertResult
+	_, _, err := e.insertFlow(ctx, jobs, func(tx executor) ([]int64, []bool, error) {
+		var err error
+		if res, err = tx.JobInsertMany(ctx, withoutFlow(jobs)); err != nil {
+			return nil, nil, err
+		}
+		ids, dups := make([]int64, len(res)), make([]bool, len(res))
+		for i, r := range res {
+			ids[i], dups[i] = r.Job.ID, r.Duplicate
+		}
+		return ids, dups, nil
+	})
+	return res, err
+}
+
+// insertFastFlow is JobInsertFast for a batch with flow keys.
+func (e executor) insertFastFlow(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
+	ids, _, err := e.insertFlow(ctx, jobs, func(tx executor) ([]int64, []bool, error) {
+		ids, err := tx.JobInsertFast(ctx, withoutFlow(jobs))
+		return ids, nil, err
+	})
+	return ids, err
+}
+
+func (e executor) FlowTag(ctx context.Context, ids []int64, keys []*driver.FlowKeys) error {
+	jobs := make([]*driver.InsertParams, len(ids))
+	for i, k := range keys {
+		jobs[i] = &driver.InsertParams{Flow: k}
+	}
+	return e.flowTag(ctx, jobs, ids, nil)
+}

@@ -1,0 +1,152 @@
+-- name: JobClaimFlow
+-- JobClaim honouring flow keys (docs/flow-control.md). A pending job whose
+-- concurrency key had no free slot, or whose rate key had no token, when
+-- the statement began is skipped, not locked. Of the jobs it locks, a job
+-- takes a free slot of its concurrency key (FOR UPDATE SKIP LOCKED: a slot
+-- is never shared) and a token of its rate key (the bucket row locked, its
+-- tokens read and spent in its newest version); a job that gets neither
+-- stays pending with its attempt unspent. $12 bounds the jobs read.
+WITH cand AS (
+    SELECT j.id, j.concurrency_key AS ck, j.rate_key AS rk, (10 - j.priority) AS r, j.run_at
+    FROM skiplock_jobs j
+    WHERE j.state = 'pending' AND j.queue = $1
+      AND (cardinality($3::text[]) = 0 OR j.kind = ANY($3::text[]))
+      AND ($7::text IS NULL OR j.tenant = $7)
+      AND ((10 - j.priority), j.run_at, j.id) > ($8::int, $9::timestamptz, $10::bigint)
+      AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
+      -- OFFSET 0: a probe of the key per job, never a hash of every free slot.
+      AND (j.concurrency_key IS NULL
+           OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.slot > 0 AND s.job_id IS NULL
+                      OFFSET 0))
+      AND (j.rate_key IS NULL
+           OR EXISTS (SELECT 1 FROM skiplock_flow_buckets b WHERE b.key = j.rate_key
+                      AND least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) >= 1
+                      OFFSET 0))
+    ORDER BY (10 - j.priority), j.run_at, j.id
+    LIMIT $12
+), ranked AS (
+    SELECT c.*, row_number() OVER (PARTITION BY c.ck ORDER BY c.r, c.run_at, c.id) AS nc,
+           row_number() OVER (PARTITION BY c.rk ORDER BY c.r, c.run_at, c.id) AS nr
+    FROM cand c
+), room AS (
+    -- The room of each key met, read once: free slots (counted up to the
+    -- number of its jobs met) and tokens.
+    SELECT k.key, k.rated,
+           CASE WHEN k.rated
+                THEN (SELECT least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))
+                      FROM skiplock_flow_buckets b WHERE b.key = k.key)
+                ELSE (SELECT count(*) FROM (SELECT 1 FROM skiplock_flow_slots s
+                                            WHERE s.key = k.key AND s.slot > 0 AND s.job_id IS NULL LIMIT k.wanted) f)
+           END AS n
+    FROM (SELECT ck AS key, false AS rated, count(*) AS wanted FROM cand WHERE ck IS NOT NULL GROUP BY ck
+          UNION ALL
+          SELECT rk, true, count(*) FROM cand WHERE rk IS NOT NULL GROUP BY rk) k
+), rooms AS MATERIALIZED (
+    -- As arrays, looked up by position: a join's plan, made not knowing
+    -- the sizes, ran a nested loop over both lists.
+    SELECT array_agg(key) FILTER (WHERE NOT rated) AS ckeys, array_agg(n) FILTER (WHERE NOT rated) AS cn,
+           array_agg(key) FILTER (WHERE rated) AS rkeys, array_agg(n) FILTER (WHERE rated) AS rn
+    FROM room
+), trimmed AS (
+    -- Only as many jobs of a key as it had room for: the others would be
+    -- locked and let go.
+    SELECT x.id FROM ranked x, rooms m
+    WHERE (x.ck IS NULL OR x.nc <= m.cn[array_position(m.ckeys, x.ck)])
+      AND (x.rk IS NULL OR x.nr <= m.rn[array_position(m.rkeys, x.rk)])
+    ORDER BY x.r, x.run_at, x.id
+    LIMIT $4
+), locked AS (
+    SELECT j.id, j.concurrency_key AS ck, j.rate_key AS rk, (10 - j.priority) AS r, j.run_at
+    FROM skiplock_jobs j
+    WHERE j.id = ANY(ARRAY(SELECT id FROM trimmed)) AND j.state = 'pending'
+    FOR UPDATE SKIP LOCKED
+), wanted AS (
+    -- Each key's locked jobs in claim order, as an array: its free slots
+    -- are handed to them in turn without a join.
+    SELECT ck, array_agg(id ORDER BY r, run_at, id) AS ids, count(*) AS n
+    FROM locked WHERE ck IS NOT NULL GROUP BY ck
+), slots AS (
+    SELECT f.key, f.slot, w.ids[row_number() OVER (PARTITION BY w.ck ORDER BY f.slot)] AS job_id
+    FROM wanted w
+    CROSS JOIN LATERAL (
+        SELECT s.key, s.slot FROM skiplock_flow_slots s WHERE s.key = w.ck AND s.slot > 0 AND s.job_id IS NULL
+        ORDER BY s.slot LIMIT w.n FOR UPDATE SKIP LOCKED) f
+), slotted AS (
+    SELECT l.id, l.rk, l.r, l.run_at FROM locked l
+    WHERE l.ck IS NULL OR l.id = ANY(ARRAY(SELECT job_id FROM slots))
+), buckets AS (
+    SELECT b.key, floor(least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))) AS avail
+    FROM skiplock_flow_buckets b
+    WHERE b.key = ANY(ARRAY(SELECT DISTINCT rk FROM slotted WHERE rk IS NOT NULL))
+    FOR UPDATE SKIP LOCKED
+), chosen AS (
+    SELECT x.id, x.rk
+    FROM (SELECT s.*, row_number() OVER (PARTITION BY s.rk ORDER BY s.r, s.run_at, s.id) AS n FROM slotted s) x
+    LEFT JOIN buckets b ON b.key = x.rk
+    WHERE x.rk IS NULL OR x.n <= b.avail
+), take AS (
+    UPDATE skiplock_flow_slots s SET job_id = t.job_id, taken_at = now()
+    FROM (SELECT key, slot, job_id FROM slots WHERE job_id = ANY(ARRAY(SELECT id FROM chosen))) t
+    WHERE s.key = t.key AND s.slot = t.slot
+    RETURNING s.slot
+), spend AS (
+    UPDATE skiplock_flow_buckets b
+    SET tokens = least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) - n.n,
+        refilled_at = greatest(b.refilled_at, now())
+    FROM (SELECT rk, count(*) AS n FROM chosen WHERE rk IS NOT NULL GROUP BY rk) n
+    WHERE b.key = n.rk
+    RETURNING b.key
+)
+-- started_at is the clock's time, not the transaction's: after the slot
+-- was freed, so that a key's jobs' own records show them one after another.
+UPDATE skiplock_jobs j
+SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = clock_timestamp(), heartbeat_at = now(),
+    updated_at = now(),
+    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($11::text[], j.kind)], $6::float8))
+WHERE j.id = ANY(ARRAY(SELECT id FROM chosen))
+RETURNING {{cols j:}};
+
+-- name: FlowTag
+-- Sets the flow keys of jobs just inserted, in the insert's transaction.
+UPDATE skiplock_jobs j SET concurrency_key = nullif(t.ck, ''), rate_key = nullif(t.rk, '')
+FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t(id, ck, rk)
+WHERE j.id = t.id;
+
+-- name: FlowSlotsEnsure
+-- Gives each concurrency key $1 its $2 slots. DO NOTHING: an existing slot
+-- is not locked, so that inserts never hold up a claim; a key whose last
+-- slot exists is passed over at the cost of one probe. A limit lowered
+-- removes the free slots above it and retires the held ones (a negative
+-- number, which no claim takes) until their jobs let go of them.
+WITH k AS (SELECT * FROM unnest($1::text[], $2::int[]) AS k(key, n)), gone AS (
+    -- Two ranges of the key's index, each a probe when empty.
+    DELETE FROM skiplock_flow_slots s USING k WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NULL
+), gone_retired AS (
+    DELETE FROM skiplock_flow_slots s USING k WHERE s.key = k.key AND s.slot < 0 AND s.job_id IS NULL
+), retired AS (
+    UPDATE skiplock_flow_slots s SET slot = -s.slot FROM k
+    WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NOT NULL
+)
+INSERT INTO skiplock_flow_slots (key, slot)
+SELECT k.key, g FROM k, generate_series(1, k.n) AS g
+WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = k.key AND s.slot = k.n)
+ON CONFLICT DO NOTHING;
+
+-- name: FlowBucketsEnsure
+-- Gives each rate key $1 its bucket, full; a changed rate or burst is
+-- written without taking the lock of an unchanged bucket.
+WITH k AS (SELECT * FROM unnest($1::text[], $2::float8[], $3::float8[]) AS k(key, rate, burst)), changed AS (
+    UPDATE skiplock_flow_buckets b SET rate = k.rate, burst = k.burst, tokens = least(b.tokens, k.burst)
+    FROM k WHERE b.key = k.key AND (b.rate <> k.rate OR b.burst <> k.burst)
+)
+INSERT INTO skiplock_flow_buckets (key, rate, burst, tokens)
+SELECT k.key, k.rate, k.burst, k.burst FROM k
+ON CONFLICT DO NOTHING;
+
+-- name: FlowUsage
+SELECT key, count(job_id)::int, count(*)::int, 0::float8, 0::float8, 0::float8, false, now()
+FROM skiplock_flow_slots GROUP BY key
+UNION ALL
+SELECT key, 0, 0, least(burst, tokens + rate * greatest(0, extract(epoch FROM now() - refilled_at)))::float8,
+       burst, rate, true, now()
+FROM skiplock_flow_buckets;
