@@ -73,7 +73,7 @@ func TestBindRefusesAMismatch(t *testing.T) {
 			}](s, "Held")
 		},
 		"does not use":            func() { Bind[extra](s, "Held") },
-		"is not exported":         func() { Bind[unexported](s, "Held") },
+		"is not exported":         func() { Bind[unexported](s, "Held").Args(unexported{queue: "q"}) },
 		"has no named parameters": func() { Bind[held](s, "Positional") },
 		"not a struct":            func() { Bind[int](s, "Held") },
 		"both names and numbers":  func() { MustParse("test", "-- name: X\nSELECT @a, $2", nil, Numbered("$")) },
