@@ -10,6 +10,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/outcome"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // The worker protocol for workers outside this process (the HTTP server
@@ -206,6 +207,11 @@ func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*H
 	}
 	if len(p.Checkpoint) > 0 && !json.Valid(p.Checkpoint) {
 		return nil, invalid("checkpoint", "must be valid JSON")
+	}
+	if p.ProgressMessage != nil {
+		if err := input.CheckText("progress_message", *p.ProgressMessage, input.MaxProgressBytes); err != nil {
+			return nil, inputError(err)
+		}
 	}
 	h, err := c.held(ctx, id, p.WorkerID, p.Attempt)
 	if err != nil {

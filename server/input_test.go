@@ -87,6 +87,7 @@ func TestBadInput(t *testing.T) {
 			{"POST", "/v1/jobs/1/heartbeat", `{}`, 400, "worker_id"},
 			{"POST", "/v1/jobs/1/heartbeat", `{"worker_id":"w","progress":101}`, 400, "progress"},
 			{"POST", "/v1/jobs/1/heartbeat", `{"worker_id":"w","progress":"x"}`, 400, "progress"},
+			{"POST", "/v1/jobs/1/heartbeat", `{"worker_id":"w","progress_message":"` + strings.Repeat("a", 5000) + `"}`, 400, "progress_message"},
 			{"POST", "/v1/jobs/1/heartbeat", `{"worker_id":"w","checkpoint":{"a":"\u0000"}}`, 400, "checkpoint"},
 			{"POST", "/v1/jobs/1/complete", `{"worker_id":"w","next":[{"kind":"x","priority":20}]}`, 400, "next[0].priority"},
 			{"POST", "/v1/jobs/1/complete", `{"worker_id":"w","result":{"s":"` + strings.Repeat("a", 2000) + `"}}`, 413, "result"},

@@ -173,11 +173,6 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 	if hp.Lease, err = input.Seconds("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
 		return err
 	}
-	if b.ProgressMessage != nil {
-		if err := input.CheckText("progress_message", *b.ProgressMessage, input.MaxProgressBytes); err != nil {
-			return err
-		}
-	}
 	if int64(len(b.Checkpoint)) > s.cfg.MaxPayloadBytes {
 		return tooLarge("checkpoint", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}

@@ -73,7 +73,7 @@ func TestBindRefusesAMismatch(t *testing.T) {
 			}](s, "Held")
 		},
 		"does not use":            func() { Bind[extra](s, "Held") },
-		"is not exported":         func() { Bind[unexported](s, "Held") },
+		"is not exported":         func() { Bind[unexported](s, "Held").Args(unexported{queue: "q"}) },
 		"has no named parameters": func() { Bind[held](s, "Positional") },
 		"not a struct":            func() { Bind[int](s, "Held") },
 		"both names and numbers":  func() { MustParse("test", "-- name: X\nSELECT @a, $2", nil, Numbered("$")) },
@@ -103,4 +103,16 @@ func TestPositionalRefusesANamedStatement(t *testing.T) {
 		}
 	}()
 	s.Positional("Held")
+}
+
+// BenchmarkArgs is the cost a named statement adds to a call: its
+// arguments read from the struct in parameter order.
+func BenchmarkArgs(b *testing.B) {
+	s := MustParse("test", paramsSrc, []string{"id"}, Numbered("$"))
+	st := Bind[retry](s, "Held")
+	a := retry{held: held{ID: 7, Attempt: 2}, Entry: []byte("x")}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = st.Args(a)
+	}
 }
