@@ -160,6 +160,9 @@ type ClaimParams struct {
 	// skips the index entries of the jobs it claimed, which PostgreSQL keeps
 	// until vacuum (and a long transaction elsewhere holds vacuum off).
 	After *ClaimKey
+	// Fair, when set, shares the claim between the queue's tenants (see
+	// FairShare); the claim then starts at each tenant's head, not After.
+	Fair *FairShare
 }
 
 // ClaimKey is a job's place in claim order: priority descending, then run_at,

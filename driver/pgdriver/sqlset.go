@@ -18,6 +18,6 @@ var queriesSQL string
 var retentionSQL string
 
 // queries are the driver's statements, expanded once at start-up.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL, sqlset.JobColumns)
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+fairSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
