@@ -57,7 +57,8 @@ func (c *Client) Drain(ctx context.Context) ([]Outcome, error) {
 // queues, or answers nil when there is none.
 func (c *Client) claimOne(ctx context.Context) (*JobRow, error) {
 	for queue := range c.config.Queues {
-		p := driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, Max: 1, DefaultLease: c.config.Lease}
+		p := driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, Max: 1, DefaultLease: c.config.Lease,
+			Fair: c.config.fairShare(queue)}
 		for kind := range c.config.Workers.byKind {
 			p.Kinds = append(p.Kinds, kind)
 			p.Leases = append(p.Leases, c.policies[kind].lease)
