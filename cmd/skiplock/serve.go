@@ -51,6 +51,8 @@ type serveConfig struct {
 	Periodic []periodicConfig `yaml:"periodic"`
 	// Retention of finished jobs (docs/retention.md); flags override it.
 	Retention retentionConfig `yaml:"retention"`
+	// Fairness shares queues between their tenants (docs/flow-control.md).
+	Fairness map[string]fairnessConfig `yaml:"fairness"`
 	// file is the config file read, "" for none.
 	file string
 }
@@ -258,6 +260,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	fair, err := fairness(cfg.Fairness)
+	if err != nil {
+		return err
+	}
 	retention, keep, err := cfg.retentionAndVault(ctx)
 	if err != nil {
 		return err
@@ -293,7 +299,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
 	ccfg := &skiplock.Config{Logger: log, Contracts: contracts, ContractsWin: win, PeriodicJobs: periodic,
-		Retention: retention, Vault: keep}
+		Retention: retention, Vault: keep, Fairness: fair}
 	if traces.on() {
 		skiplockotel.New(&skiplockotel.Config{TracerProvider: traces.tp}).Install(ccfg)
 		log.Info("tracing", "exporter", traces.exporter)
