@@ -14,7 +14,7 @@ import (
 )
 
 // Modes are the bench's modes.
-var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady"}
+var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady", "flood"}
 
 // Options configure one run of Skiplock; zero values take the defaults
 // (for the client: Skiplock's own).
@@ -69,6 +69,11 @@ type Options struct {
 	// earlier, in the archive; latency then runs the janitor beside its
 	// enqueues and adds its figures (latency).
 	Purge int
+	// Fair shares the bench queue between its tenants (Config.Fairness).
+	Fair bool
+	// Tenants spreads e2e's jobs over this many tenants in turn; Small is
+	// the small tenant's jobs in flood (default DefaultSmall).
+	Tenants, Small int
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -111,6 +116,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Loops <= 0 {
 		o.Loops = DefaultLoops
+	}
+	if o.Small <= 0 {
+		o.Small = DefaultSmall
 	}
 	return o
 }
@@ -155,7 +163,7 @@ func (o Options) Validate() error {
 	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C) && o.Mode != "http":
 		return fmt.Errorf("--claim-max, --loops and --h2c apply to --mode http only")
 	}
-	return nil
+	return o.validateFair()
 }
 
 var tableOptionsRE = regexp.MustCompile(`^([a-z_]+\s*=\s*[0-9.a-z]+(\s*,\s*[a-z_]+\s*=\s*[0-9.a-z]+)*)?$`)
@@ -194,6 +202,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch,
 		// The leader's scheduled janitor would race --purge's own run.
 		Retention: skiplock.Retention{Disabled: o.Purge > 0}}
+	if o.Fair {
+		cfg.Fairness = map[string]skiplock.Fairness{Queue: {}}
+	}
 	if o.Configure != nil {
 		o.Configure(&cfg)
 	}
@@ -254,6 +265,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return h.Latency(ctx, sys, o.Rate, o.Duration)
 	case "steady":
 		return runSteady(ctx, o, db, sys, timer, h)
+	case "flood":
+		return runFlood(ctx, o, sys, h)
+	}
+	if o.Tenants > 1 {
+		res, err := runE2E(ctx, o, db, &spread{Skiplock: sys, tenants: o.Tenants}, h)
+		res.Extra = append(res.Extra, fmt.Sprintf("tenants=%d fair=%t", o.Tenants, o.Fair))
+		return res, err
 	}
 	return runE2E(ctx, o, db, sys, h)
 }
