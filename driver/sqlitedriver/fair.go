@@ -38,7 +38,18 @@ func (e executor) jobClaimFair(ctx context.Context, p driver.ClaimParams) ([]*dr
 	}
 	var jobs []*driver.Job
 	err := e.inTx(ctx, func(tx executor) error {
-		heads, err := tx.fairHeads(ctx, p)
+		tenants, err := tx.fairTenants(ctx, p.Queue)
+		if err != nil || len(tenants) == 0 {
+			return err
+		}
+		if len(tenants) == 1 {
+			// One tenant has it all: the plain claim, scoped to it.
+			one := p
+			one.Fair, one.Tenant = nil, &tenants[0]
+			jobs, err = tx.JobClaim(ctx, one)
+			return err
+		}
+		heads, err := tx.fairHeads(ctx, p, tenants)
 		if err != nil {
 			return err
 		}
@@ -64,16 +75,18 @@ func (e executor) jobClaimFair(ctx context.Context, p driver.ClaimParams) ([]*dr
 	return jobs, nil
 }
 
-// fairHeads takes each tenant's share of p.Max from its head, then the
-// room the others left from the tenants that filled theirs.
-func (e executor) fairHeads(ctx context.Context, p driver.ClaimParams) ([]*fairHead, error) {
-	tenants, err := collect(func(s scanner) (string, error) {
+// fairTenants answers the tenants with pending jobs in queue, none while
+// it is paused.
+func (e executor) fairTenants(ctx context.Context, queue string) ([]string, error) {
+	return collect(func(s scanner) (string, error) {
 		var t string
 		return t, s.Scan(&t)
-	})(e.wquery(ctx, "JobClaimFairTenants", sql.Named("queue", p.Queue)))
-	if err != nil || len(tenants) == 0 {
-		return nil, err
-	}
+	})(e.wquery(ctx, "JobClaimFairTenants", sql.Named("queue", queue)))
+}
+
+// fairHeads takes each tenant's share of p.Max from its head, then the
+// room the others left from the tenants that filled theirs.
+func (e executor) fairHeads(ctx context.Context, p driver.ClaimParams, tenants []string) ([]*fairHead, error) {
 	heads := make([]*fairHead, len(tenants))
 	total := 0
 	for i, t := range tenants {
