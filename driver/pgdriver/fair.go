@@ -28,9 +28,7 @@ func (e executor) jobClaimFair(ctx context.Context, p driver.ClaimParams) ([]*dr
 	if tenants == nil {
 		tenants, weights = []string{}, []int{}
 	}
-	args := pgx.NamedArgs{"queue": p.Queue, "worker": p.WorkerID, "kinds": kinds, "max": p.Max,
-		"tenants": tenants, "weights": weights, "leases": leases, "lease_kinds": leaseKinds,
-		"default_lease": secs(p.DefaultLease)}
+	args := []any{p.Queue, p.WorkerID, kinds, p.Max, tenants, weights, leases, leaseKinds, secs(p.DefaultLease)}
 	var jobs []*driver.Job
 	read := func(rows pgx.Rows, err error) error {
 		if jobs, err = scanJobs(rows, err); err != nil {
@@ -41,5 +39,5 @@ func (e executor) jobClaimFair(ctx context.Context, p driver.ClaimParams) ([]*dr
 		slices.SortFunc(jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
 		return nil
 	}
-	return jobs, e.pinned(ctx, claimSettings, "JobClaimFair", []any{args}, read)
+	return jobs, e.pinned(ctx, claimSettings, "JobClaimFair", args, read)
 }

@@ -14,6 +14,7 @@ import (
 // (compared with a literal) refuses values past 2³¹.
 var int4Params = map[string][]int{
 	"JobClaim":         {8},    // 10 - priority
+	"JobClaimFair":     {4},    // a batch's size
 	"JobHeldForUpdate": {2},    // attempt
 	"JobProgress":      {2},    // attempt
 	"JobArchiveHeld":   {2},    // attempt

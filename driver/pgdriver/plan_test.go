@@ -26,12 +26,6 @@ func genericPlans(t *testing.T, name, types, args string) map[string]string {
 // ANALYZE has not seen, and over the table emptied by VACUUM.
 func plans(t *testing.T, name, settings string, running int, types, args string) map[string]string {
 	t.Helper()
-	return plansOf(t, pgdriver.Query(name), settings, running, types, args)
-}
-
-// plansOf is plans of a statement's text.
-func plansOf(t *testing.T, stmt, settings string, running int, types, args string) map[string]string {
-	t.Helper()
 	_, url := pgtest.Schema(t)
 	ctx := t.Context()
 	conn := pgtest.Conn(t, url)
@@ -45,7 +39,7 @@ func plansOf(t *testing.T, stmt, settings string, running int, types, args strin
 	}
 	plan := func() string {
 		t.Helper()
-		exec("DEALLOCATE ALL", "BEGIN", settings, "PREPARE s"+types+" AS "+stmt)
+		exec("DEALLOCATE ALL", "BEGIN", settings, "PREPARE s"+types+" AS "+pgdriver.Query(name))
 		rows, err := conn.Query(ctx, "EXPLAIN (COSTS OFF) EXECUTE s"+args, pgx.QueryExecModeSimpleProtocol)
 		if err != nil {
 			t.Fatal(err)
