@@ -24,6 +24,12 @@ const (
 	// BulkDelete removes finished jobs (completed, failed, cancelled) from
 	// the archive for good.
 	BulkDelete BulkAction = "delete"
+	// BulkPause holds live jobs until resumed, as JobPause: pending,
+	// scheduled and waiting ones at once; running ones are asked to pause
+	// and go to paused when their worker returns.
+	BulkPause BulkAction = "pause"
+	// BulkResume releases paused jobs, as JobResume.
+	BulkResume BulkAction = "resume"
 )
 
 // DefaultBulkBatchSize is how many jobs JobsBulk picks and acts on at a
@@ -35,11 +41,16 @@ var bulkStates = map[BulkAction][]JobState{
 	BulkRetry:  {StateFailed, StateCancelled},
 	BulkCancel: {StatePending, StateScheduled, StateWaiting, StatePaused, StateRunning},
 	BulkDelete: {StateCompleted, StateFailed, StateCancelled},
+	BulkPause:  {StatePending, StateScheduled, StateWaiting, StateRunning},
+	BulkResume: {StatePaused},
 }
 
+// bulkLive are the actions on live jobs; the others act on the archive.
+var bulkLive = map[BulkAction]bool{BulkCancel: true, BulkPause: true, BulkResume: true}
+
 // BulkFilter picks jobs: every field set must match; a list matches any of
-// its values. OlderThan compares a live job's creation time (cancel) or a
-// finished job's finish time (retry, delete) with now.
+// its values. OlderThan compares a live job's creation time (cancel, pause,
+// resume) or a finished job's finish time (retry, delete) with now.
 type BulkFilter struct {
 	States    []JobState
 	Kinds     []string
@@ -76,8 +87,8 @@ type BulkResult struct {
 	Done    int
 }
 
-// JobsBulk retries, cancels or deletes every job a filter picks, a batch at
-// a time; see BulkAction for the states each acts on.
+// JobsBulk retries, cancels, deletes, pauses or resumes every job a filter
+// picks, a batch at a time; see BulkAction for the states each acts on.
 func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error) {
 	sel, err := bulkSelect(p)
 	if err != nil {
@@ -116,7 +127,7 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 	allowed, ok := bulkStates[p.Action]
 	if !ok {
-		return driver.SelectParams{}, invalid("action", "must be retry, cancel or delete, got %q", p.Action)
+		return driver.SelectParams{}, invalid("action", "must be retry, cancel, delete, pause or resume, got %q", p.Action)
 	}
 	f := p.Filter
 	if f.Empty() {
@@ -133,7 +144,7 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 			return driver.SelectParams{}, invalid("state", "%s acts on %s jobs, not %q", p.Action, stateList(allowed), s)
 		}
 	}
-	sel := driver.SelectParams{Archived: p.Action != BulkCancel, States: f.States, Kinds: f.Kinds,
+	sel := driver.SelectParams{Archived: !bulkLive[p.Action], States: f.States, Kinds: f.Kinds,
 		Queues: f.Queues, Tenant: f.Tenant, Limit: p.BatchSize}
 	if len(sel.States) == 0 {
 		sel.States = allowed
@@ -155,9 +166,10 @@ func stateList(states []JobState) string {
 	return strings.Join(names, ", ")
 }
 
-// bulkAct acts on one batch and answers how many jobs it changed. Retry
-// and cancel take each job as JobRetry and JobCancel do (dependents
-// settle, running jobs hear of it), one short transaction per job.
+// bulkAct acts on one batch and answers how many jobs it changed. Retry,
+// cancel, pause and resume take each job as the single-job call does
+// (dependents settle, running jobs hear of it), one short transaction per
+// job.
 func (c *Client) bulkAct(ctx context.Context, action BulkAction, ids []int64) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
@@ -166,10 +178,9 @@ func (c *Client) bulkAct(ctx context.Context, action BulkAction, ids []int64) (i
 		gone, err := c.driver.JobDeleteArchived(ctx, ids)
 		return len(gone), err
 	}
-	act := c.JobRetry
-	if action == BulkCancel {
-		act = c.JobCancel
-	}
+	act := map[BulkAction]func(context.Context, int64) (*JobRow, error){
+		BulkRetry: c.JobRetry, BulkCancel: c.JobCancel, BulkPause: c.JobPause, BulkResume: c.JobResume,
+	}[action]
 	done := 0
 	for _, id := range ids {
 		_, err := act(ctx, id)

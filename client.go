@@ -27,8 +27,9 @@ type Client struct {
 	// policies are the lease, timeout and backoff of each worker's kind,
 	// settled once: worker options, then contract, then config.
 	policies map[string]kindPolicy
-	// leases are the kinds' own leases for claims and heartbeats from outside.
-	leases kindLeases
+	// leases are the kinds' own leases for claims and heartbeats from
+	// outside, worked out for the contract set in force (kindLeases).
+	leases atomic.Pointer[setLeases]
 	// contracts is the contract set enforced: stored, else Config.Contracts.
 	contracts contractState
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
@@ -334,12 +335,11 @@ func (c *Client) stopNotified(id int64) {
 	}
 }
 
-// settlePolicies settles each worker's kind's policy and the kinds' leases
-// by the contracts in force; Start calls it before any job runs.
+// settlePolicies settles each worker's kind's policy by the contracts in
+// force; Start calls it before any job runs.
 func (c *Client) settlePolicies() {
 	c.policies = make(map[string]kindPolicy, len(c.config.Workers.byKind))
 	for kind, w := range c.config.Workers.byKind {
 		c.policies[kind] = c.policyOf(kind, w.opts)
 	}
-	c.leases = c.leasesOfKinds()
 }

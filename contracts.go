@@ -66,8 +66,12 @@ func (c *Client) ContractsApply(ctx context.Context, set *contract.Set) (*Stored
 	if err != nil {
 		return nil, err
 	}
+	defaults, err := json.Marshal(set.Defaults())
+	if err != nil {
+		return nil, err
+	}
 	stored, err := c.driver.ContractsPut(ctx, &driver.StoredContracts{Source: set.Source(), Digest: set.Digest(),
-		Strict: set.Strict, Kinds: kinds})
+		Strict: set.Strict, Kinds: kinds, Defaults: defaults})
 	if err != nil {
 		return nil, fmt.Errorf("store contracts: %w", err)
 	}
@@ -148,10 +152,13 @@ func (c *Client) loadContracts(ctx context.Context, now bool) error {
 	return s.stateErr
 }
 
-// sqlKindInfo is a kind's settings as stored, readable from SQL.
+// sqlKindInfo is a kind's settings as stored, readable from SQL
+// (skiplock_enqueue reads them).
 type sqlKindInfo struct {
 	contract.KindInfo
 	WindowSeconds float64 `json:"window_seconds"`
+	PayloadSchema bool    `json:"payload_schema"`
+	SQLEnqueue    bool    `json:"sql_enqueue"`
 }
 
 // sqlKinds answers the kinds of set by name, as stored for SQL.
@@ -159,7 +166,7 @@ func sqlKinds(set *contract.Set) (json.RawMessage, error) {
 	out := map[string]sqlKindInfo{}
 	for _, info := range set.Kinds() {
 		k, _ := set.Kind(info.Kind)
-		si := sqlKindInfo{KindInfo: info}
+		si := sqlKindInfo{KindInfo: info, PayloadSchema: k.HasSchema(), SQLEnqueue: k.SQLEnqueue}
 		if k.Unique != nil {
 			si.WindowSeconds = k.Unique.Window.Seconds()
 		}

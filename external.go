@@ -49,6 +49,10 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	if p.Wait < 0 {
 		return nil, invalid("wait_seconds", "must not be negative")
 	}
+	// The kinds' leases follow the stored contract set.
+	if err := c.LoadContracts(ctx); err != nil {
+		return nil, err
+	}
 	cp, err := c.claimParams(p)
 	if err != nil {
 		return nil, err
@@ -93,7 +97,8 @@ func (c *Client) claimParams(p ClaimParams) (driver.ClaimParams, error) {
 	cp := driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds,
 		DefaultLease: p.Lease, Tenant: p.Tenant, Fair: c.config.fairShare(p.Queue)}
 	if p.Lease == 0 {
-		cp.DefaultLease, cp.LeaseKinds, cp.Leases = c.config.Lease, c.leases.kinds, c.leases.leases
+		kl := c.kindLeases()
+		cp.DefaultLease, cp.LeaseKinds, cp.Leases = c.config.Lease, kl.kinds, kl.leases
 		if cp.LeaseKinds == nil {
 			cp.LeaseKinds = []string{} // not Kinds: the kinds filter has no leases
 		}
@@ -208,8 +213,12 @@ func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*H
 	pp := driver.ProgressParams{HeldJob: h, Progress: p.Progress, ProgressMessage: p.ProgressMessage,
 		Checkpoint: p.Checkpoint, Lease: p.Lease}
 	if p.Lease <= 0 {
+		if err := c.LoadContracts(ctx); err != nil {
+			return nil, err
+		}
 		// The statement looks the job's kind up: no read before it.
-		pp.Lease, pp.LeaseKinds, pp.Leases = c.config.Lease, c.leases.kinds, c.leases.leases
+		kl := c.kindLeases()
+		pp.Lease, pp.LeaseKinds, pp.Leases = c.config.Lease, kl.kinds, kl.leases
 	}
 	res, err := c.driver.JobProgress(ctx, pp)
 	if err != nil {
@@ -273,68 +282,6 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 		return nil, nil, c.refused(ctx, id, err)
 	}
 	return row, out, nil
-}
-
-// FailParams is an external worker's report of a failed attempt.
-type FailParams struct {
-	WorkerID string
-	// Attempt is the claimed job's attempt; when set (> 0), a report for
-	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
-	Attempt   int
-	ErrorType string
-	Message   string
-	// Retryable false fails the job for good.
-	Retryable bool
-	// RetryIn overrides the backoff when set.
-	RetryIn *time.Duration
-}
-
-// Fail records a failed attempt: the job is retried after its backoff (or
-// RetryIn) while retries are left, otherwise it fails. A job asked to pause
-// goes to paused instead, its attempt unspent. It reads the job
-// first: its kind and retries decide the outcome.
-func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, error) {
-	if p.RetryIn != nil && *p.RetryIn < 0 {
-		return nil, invalid("retry_in_seconds", "must not be negative")
-	}
-	if err := checkAttempt(p.Attempt); err != nil {
-		return nil, err
-	}
-	row, err := c.driver.JobGet(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if row.State != StateRunning || row.WorkerID != p.WorkerID || (p.Attempt > 0 && row.Attempt != p.Attempt) {
-		return nil, leaseLost(row)
-	}
-	// A job asked to pause goes to paused whatever the worker reports as its
-	// failure (it stopped because it was asked to).
-	if j, err := c.driver.JobPauseHeld(ctx, driver.HeldJob{ID: id, Attempt: row.Attempt, WorkerID: p.WorkerID}); err == nil {
-		return j, nil
-	}
-	typ := p.ErrorType
-	if typ == "" {
-		typ = "error"
-	}
-	entry := driver.AttemptError{Attempt: row.Attempt, Type: typ, Message: p.Message, At: time.Now().UTC(),
-		Retryable: p.Retryable && row.Attempt <= row.MaxRetries}
-	fp := driver.FailParams{HeldJob: driver.HeldJob{ID: id, Attempt: row.Attempt, WorkerID: p.WorkerID}, Error: entry}
-	if entry.Retryable {
-		wait := c.policyOf(row.Kind, WorkerOpts{}).backoff(row.Attempt - 1)
-		if p.RetryIn != nil {
-			wait = *p.RetryIn
-		}
-		at := time.Now().Add(wait)
-		if err := checkTime("retry_in_seconds", at); err != nil {
-			return nil, err
-		}
-		fp.RetryAt = &at
-	}
-	j, err := outcome.FailJob(ctx, c.driver, fp)
-	if err == nil && j.State == StatePending {
-		c.wake.insertDone(c.driver, []string{j.Queue}, true)
-	}
-	return j, err
 }
 
 // InsertBatch enqueues jobs all or nothing and answers each job (or the

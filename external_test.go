@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/contract"
 )
 
 // TestExternalReportsAreFencedOnAttempt: an external worker that lost its
@@ -104,4 +105,38 @@ func wantLost(t *testing.T, what string, err error) {
 	if want := fmt.Sprintf("attempt %d", 2); !strings.Contains(err.Error(), want) {
 		t.Fatalf("%s of the old attempt: %q does not say the job is at %s", what, err, want)
 	}
+}
+
+// TestFailWaitsForItsKindsBackoff: a failed attempt reported with its
+// attempt is retried after its kind's backoff (here the contract's), and a
+// kind without one after Config.Backoff, on a driver that fails it in one
+// statement as on one that reads the job first.
+func TestFailWaitsForItsKindsBackoff(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, b *wfBundle) {
+		set, err := contract.Parse([]byte("version: 1\nkinds:\n  wf_task: {backoff: {type: fixed, delay: 1h}}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			contracts *contract.Set
+			want      skiplock.JobState
+		}{{set, skiplock.StateScheduled}, {nil, skiplock.StatePending}} {
+			client := b.client(t, false, func(cfg *skiplock.Config) {
+				cfg.Contracts, cfg.Backoff = c.contracts, func(int) time.Duration { return 0 }
+			})
+			j := b.insert(t, client, taskArgs{Name: "a"}, &skiplock.InsertOpts{Queue: string(c.want)})
+			got, err := client.Claim(b.ctx, skiplock.ClaimParams{Queue: j.Queue, WorkerID: "w", Max: 1})
+			if err != nil || len(got) != 1 {
+				t.Fatalf("claim: %v, %v", got, err)
+			}
+			failed, err := client.Fail(b.ctx, j.ID, skiplock.FailParams{WorkerID: "w", Attempt: 1, Retryable: true,
+				ErrorType: "boom"})
+			if err != nil || failed.State != c.want || len(failed.Errors) != 1 || !failed.Errors[0].Retryable {
+				t.Fatalf("fail (contracts %v): %+v, %v", c.contracts != nil, failed, err)
+			}
+			if c.want == skiplock.StateScheduled && time.Until(failed.RunAt) < 50*time.Minute {
+				t.Fatalf("retried at %v, want an hour from now", failed.RunAt)
+			}
+		}
+	})
 }

@@ -65,3 +65,45 @@ func TestExternalClaimAndHeartbeatTakeTheKindsLease(t *testing.T) {
 }
 
 func near(a, b time.Time) bool { return a.Sub(b).Abs() < 5*time.Second }
+
+// TestExternalLeasesFollowTheStoredContracts: a client that claims for
+// workers outside (a server) gives the kinds' leases of the stored contract
+// set, started or not, and those of a newer version once it is in force,
+// without a restart.
+func TestExternalLeasesFollowTheStoredContracts(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, b *wfBundle) {
+		admin := b.client(t, false, nil)
+		apply := func(lease string) {
+			set, err := contract.Parse([]byte("version: 1\nkinds:\n  short: {lease: " + lease + "}\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := admin.ContractsApply(b.ctx, set); err != nil {
+				t.Fatal(err)
+			}
+		}
+		apply("30s")
+		c := b.client(t, false, nil)
+		claim := func(want time.Duration) {
+			t.Helper()
+			b.insert(t, admin, raw("short", `{}`), nil)
+			got, err := c.Claim(b.ctx, skiplock.ClaimParams{Queue: "default", WorkerID: "w", Max: 1})
+			if err != nil || len(got) != 1 {
+				t.Fatalf("claim: %d jobs, %v", len(got), err)
+			}
+			if j := got[0]; !near(*j.LeaseUntil, j.StartedAt.Add(want)) {
+				t.Fatalf("claim: leased for %s, want %s", j.LeaseUntil.Sub(*j.StartedAt), want)
+			}
+			res, err := c.Heartbeat(b.ctx, got[0].ID, skiplock.HeartbeatParams{WorkerID: "w"})
+			if err != nil || !near(res.LeaseUntil, time.Now().Add(want)) {
+				t.Fatalf("heartbeat: %+v, %v; want lease %s", res, err, want)
+			}
+		}
+		claim(30 * time.Second)
+		apply("10m")
+		if err := c.RefreshContracts(b.ctx); err != nil { // as ContractsRefresh later would
+			t.Fatal(err)
+		}
+		claim(10 * time.Minute)
+	})
+}

@@ -3,6 +3,8 @@ package skiplock
 import (
 	"slices"
 	"time"
+
+	"github.com/skiplock/skiplock/contract"
 )
 
 // kindLeases are the leases of the kinds whose lease is not Config.Lease (a
@@ -15,11 +17,48 @@ type kindLeases struct {
 	leases []time.Duration
 }
 
-// leasesOfKinds settles the kind leases once, at NewClient: the kinds of
-// the contracts and of the workers, each with its policy's lease.
-func (c *Client) leasesOfKinds() kindLeases {
+// setLeases are the kind leases worked out for one contract set.
+type setLeases struct {
+	set *contract.Set
+	kl  kindLeases
+}
+
+// kindLeases answers the kind leases under the contract set in force,
+// worked out again when a new stored version comes into force: a claim or
+// heartbeat from outside follows it without a restart.
+func (c *Client) kindLeases() kindLeases {
+	set := c.contractSet()
+	if sl := c.leases.Load(); sl != nil && sl.set == set {
+		return sl.kl
+	}
+	sl := &setLeases{set: set, kl: c.leasesOfKinds(set)}
+	c.leases.Store(sl)
+	return sl.kl
+}
+
+// leasesOfKinds answers the leases of the kinds of set and of the workers,
+// each with its policy's lease (the worker's option, then the contract's).
+func (c *Client) leasesOfKinds(set *contract.Set) kindLeases {
+	var kl kindLeases
+	for _, kind := range c.kindsOf(set) {
+		var opts WorkerOpts
+		if w := c.config.Workers.byKind[kind]; w != nil {
+			opts = w.opts
+		}
+		if lease := c.policyOf(kind, opts).lease; lease != c.config.Lease {
+			kl.kinds, kl.leases = append(kl.kinds, kind), append(kl.leases, lease)
+		}
+	}
+	return kl
+}
+
+// knownKinds answers the kinds of the contracts in force and of the workers.
+func (c *Client) knownKinds() []string { return c.kindsOf(c.contractSet()) }
+
+// kindsOf answers the kinds of set and of the workers.
+func (c *Client) kindsOf(set *contract.Set) []string {
 	var kinds []string
-	for _, k := range c.contractSet().Kinds() {
+	for _, k := range set.Kinds() {
 		kinds = append(kinds, k.Kind)
 	}
 	for kind := range c.config.Workers.byKind {
@@ -27,15 +66,5 @@ func (c *Client) leasesOfKinds() kindLeases {
 			kinds = append(kinds, kind)
 		}
 	}
-	var kl kindLeases
-	for _, kind := range kinds {
-		lease := c.policyOf(kind, WorkerOpts{}).lease
-		if p, ok := c.policies[kind]; ok {
-			lease = p.lease
-		}
-		if lease != c.config.Lease {
-			kl.kinds, kl.leases = append(kl.kinds, kind), append(kl.leases, lease)
-		}
-	}
-	return kl
+	return kinds
 }

@@ -3,13 +3,18 @@ package skiplock
 import (
 	"strings"
 	"time"
+
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // checkListFilters refuses filters a listing cannot answer, naming the
 // field: an empty tag, a metadata key that is empty or holds '"' (SQLite
 // reads keys through a quoted JSON path), a range that ends before it
-// starts.
+// starts, an idempotency key no insert would take.
 func checkListFilters(p *JobListParams) error {
+	if err := input.CheckText("idempotency_key", p.IdempotencyKey, input.MaxKeyBytes); err != nil {
+		return inputError(err)
+	}
 	for i, t := range p.Tags {
 		if t == "" {
 			return invalid("tags", "tag %d is empty", i+1)

@@ -28,6 +28,7 @@ func TestJobListFiltersRefuseBadInput(t *testing.T) {
 		"metadata":        {Metadata: map[string]any{`a"b`: 1}},
 		"created_before":  {CreatedAfter: now, CreatedBefore: now.Add(-time.Hour)},
 		"finished_before": {FinishedAfter: now, FinishedBefore: now},
+		"idempotency_key": {IdempotencyKey: "a\x00b"},
 	} {
 		var ve *skiplock.ValidationError
 		if _, err := client.JobList(ctx, p); !errors.As(err, &ve) || ve.Field != field {

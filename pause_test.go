@@ -115,3 +115,74 @@ func TestPauseRunningJobResumesFromCheckpoint(t *testing.T) {
 		}
 	})
 }
+
+// TestStopRequestsReachAnotherClient: on PostgreSQL a cancel and a pause
+// asked by one client reach jobs running in another (a pool of its own, as
+// another process), whose heartbeat is an hour away: NOTIFY carries them.
+// On SQLite every process looks for them each second
+// (sqlitedriver's TestStopRequestsCrossProcesses).
+func TestStopRequestsReachAnotherClient(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Schema(t)
+	ctx := t.Context()
+	causes := make(chan error, 2)
+	workers := skiplock.NewWorkers()
+	skiplock.MustAddWorker(workers, skiplock.WorkFunc[holdArgs](func(ctx context.Context, _ *skiplock.Job[holdArgs]) error {
+		<-ctx.Done()
+		causes <- context.Cause(ctx)
+		return context.Cause(ctx)
+	}))
+	runner, err := skiplock.NewClient(pgtest.Open(t, url), &skiplock.Config{Workers: workers,
+		Queues: map[string]skiplock.QueueConfig{"default": {}}, FetchPollInterval: 50 * time.Millisecond,
+		Lease: time.Hour, HeartbeatInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = runner.Stop(context.Background()) })
+	admin, err := skiplock.NewClient(drv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for range 2 {
+		res, err := admin.Insert(ctx, holdArgs{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Job.ID)
+	}
+	state := func(id int64) skiplock.JobState {
+		j, err := admin.JobGet(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.State
+	}
+	testwait.Until(t, 30*time.Second, "both jobs running", func() bool {
+		return state(ids[0]) == skiplock.StateRunning && state(ids[1]) == skiplock.StateRunning
+	})
+	if _, err := admin.JobCancel(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.JobPause(ctx, ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	got := map[error]bool{}
+	for range 2 {
+		select {
+		case cause := <-causes:
+			got[cause] = true
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the running jobs' contexts did not end: causes so far %v", got)
+		}
+	}
+	if !got[skiplock.ErrCancelled] || !got[skiplock.ErrPaused] {
+		t.Fatalf("causes %v, want ErrCancelled and ErrPaused", got)
+	}
+	testwait.Until(t, 30*time.Second, "the jobs cancelled and paused", func() bool {
+		return state(ids[0]) == skiplock.StateCancelled && state(ids[1]) == skiplock.StatePaused
+	})
+}

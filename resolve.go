@@ -51,3 +51,15 @@ func (c *Client) policyOf(kind string, opts WorkerOpts) kindPolicy {
 	}
 	return p
 }
+
+// backoffsOfKinds answers the wait before retry `retry` of a kind that has
+// no backoff of its own, and of each kind of the contracts and the workers,
+// as a statement that fails a job without reading it takes them.
+func (c *Client) backoffsOfKinds(retry int) (time.Duration, []string, []time.Duration) {
+	kinds := c.knownKinds()
+	waits := make([]time.Duration, len(kinds))
+	for i, kind := range kinds {
+		waits[i] = c.policyOf(kind, WorkerOpts{}).backoff(retry)
+	}
+	return c.config.Backoff(retry), kinds, waits
+}

@@ -49,7 +49,8 @@ type WorkflowStage struct {
 	Jobs     []WorkflowJob `json:"jobs"`
 }
 
-// WorkflowJob is one job of a workflow view.
+// WorkflowJob is one job of a workflow view: part of its JobView, and the
+// message of its last attempt error.
 type WorkflowJob struct {
 	ID              int64      `json:"id"`
 	Kind            string     `json:"kind"`
@@ -61,7 +62,7 @@ type WorkflowJob struct {
 	Progress        int        `json:"progress"`
 	ProgressMessage string     `json:"progress_message"`
 	DependsOn       []int64    `json:"depends_on"`
-	LastError       *string    `json:"last_error"`
+	LastError       *string    `json:"last_error" view:"-"`
 	CreatedAt       time.Time  `json:"created_at"`
 	StartedAt       *time.Time `json:"started_at"`
 	FinishedAt      *time.Time `json:"finished_at"`
@@ -177,12 +178,7 @@ func workflowStatus(counts map[JobState]int) WorkflowStatus {
 }
 
 func workflowJob(j *JobRow) WorkflowJob {
-	w := WorkflowJob{ID: j.ID, Kind: j.Kind, Queue: j.Queue, Tenant: j.Tenant, State: j.State, Attempt: j.Attempt,
-		MaxRetries: j.MaxRetries, Progress: j.Progress, ProgressMessage: j.ProgressMessage, DependsOn: j.DependsOn,
-		CreatedAt: ViewTime(j.CreatedAt), StartedAt: viewTimePtr(j.StartedAt), FinishedAt: viewTimePtr(j.FinishedAt)}
-	if w.DependsOn == nil {
-		w.DependsOn = []int64{}
-	}
+	w := workflowJobPart.of(NewJobView(j))
 	if n := len(j.Errors); n > 0 {
 		w.LastError = &j.Errors[n-1].Message
 	}

@@ -153,7 +153,7 @@ func docFileErrors() []docCase {
 	return []docCase{
 		{"version: required: this format is version 1", parse("kinds: {}\n")},
 		{"version: unsupported version 2 (this format is version 1)", parse("version: 2\n")},
-		{"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique)", parse(v1 + "kinds: {file: {priorty: 1}}")},
+		{"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)", parse(v1 + "kinds: {file: {priorty: 1}}")},
 		{"kinds.file.priority: must be between 0 and 10, got 11", parse(v1 + "kinds: {file: {priority: 11}}")},
 		{`defaults.lease: invalid duration "5 minutes" (Go syntax: 300ms, 30s, 5m, 1h30m)`, parse(v1 + "defaults: {lease: 5 minutes}")},
 		{"defaults.backoff.factor: must be >= 1, got 0.5", parse(v1 + "defaults: {backoff: {type: exponential, base: 1s, factor: 0.5}}")},

@@ -67,7 +67,7 @@ func ExampleParse_errors() {
 	_, err := contract.Parse([]byte("version: 1\nkinds:\n  file:\n    priorty: 5\n    unique: {policy: window, fields: [path]}\n"))
 	fmt.Println(err)
 	// Output:
-	// kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique)
+	// kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)
 	// kinds.file.unique.fields[0]: unknown reference "path": use payload.<property>[.<property>...], tenant, queue or op
 	// kinds.file.unique.window: required for policy window
 }

@@ -110,8 +110,10 @@ func (p *problems) kind(name string, v any, path string, defaults settings) *Kin
 		case "payload":
 			k.schema = p.compileSchema(name, v, at)
 		case "unique":
+		case "sql_enqueue":
+			k.SQLEnqueue, _ = p.boolean(v, at)
 		default:
-			p.add(at, "unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique)")
+			p.add(at, "unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)")
 		}
 	}
 	// unique is read last: whether it may reference op depends on ops.

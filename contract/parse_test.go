@@ -43,10 +43,11 @@ func TestParseStructureErrors(t *testing.T) {
 		{"version string", "version: '1'\n", []string{"version: expected number, got string"}},
 		{"unknown top key", v1 + "kind: {}\n", []string{"kind: unknown field (allowed: version, strict, defaults, kinds, x-...)"}},
 		{"strict not bool", v1 + "strict: yes\n", []string{"strict: expected boolean, got string"}},
+		{"sql_enqueue not bool", v1 + "kinds: {file: {sql_enqueue: 1}}\n", []string{"kinds.file.sql_enqueue: expected boolean, got number"}},
 		{"strict without kinds", v1 + "strict: true\n", []string{"kinds: strict mode needs at least one kind; every job would be rejected"}},
 		{"document not object", "- a\n- b\n", []string{"document: expected object, got array"}},
 		{"unknown kind key", v1 + "kinds:\n  file:\n    priorty: 5\n", []string{
-			"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique)"}},
+			"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)"}},
 		{"unknown defaults key", v1 + "defaults: {ops: [a]}\n", []string{
 			"defaults.ops: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff)"}},
 		{"defaults not object", v1 + "defaults: [1]\n", []string{"defaults: expected object, got array"}},
@@ -56,7 +57,7 @@ func TestParseStructureErrors(t *testing.T) {
 			`kinds["a b"]: invalid kind name "a b": use 1 to 128 letters, digits, '_', '.' or '-'`,
 			`kinds["x:y"]: invalid kind name "x:y": use 1 to 128 letters, digits, '_', '.' or '-'`}},
 		{"dotted kind path", v1 + "kinds: {a.b: {priorty: 1}}\n", []string{
-			`kinds["a.b"].priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique)`}},
+			`kinds["a.b"].priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)`}},
 	}
 	runParseErrors(t, tests)
 }
@@ -124,7 +125,7 @@ func TestParseAllProblemsAtOnce(t *testing.T) {
 	want := []string{
 		"version: unsupported version 2 (this format is version 1)",
 		"foo: unknown field (allowed: version, strict, defaults, kinds, x-...)",
-		"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique)",
+		"kinds.file.priorty: unknown field (allowed: queue, priority, max_retries, lease, timeout, backoff, ops, payload, unique, sql_enqueue)",
 		"kinds.file.priority: must be between 0 and 10, got 11",
 		"kinds.lib.unique.window: required for policy window",
 	}
@@ -169,5 +170,24 @@ func TestLoad(t *testing.T) {
 	want := []string{"document: larger than 1048576 bytes"}
 	if got := fileErrors(t, err); !slices.Equal(got, want) {
 		t.Errorf("Load(big) = %q, want %q", got, want)
+	}
+}
+
+// TestSQLEnqueueAndSchema: a kind says whether it checks a payload schema
+// and whether SQL may enqueue it; the defaults of undeclared kinds are the
+// file's.
+func TestSQLEnqueueAndSchema(t *testing.T) {
+	set := mustParse(t, v1+"defaults: {queue: bulk, max_retries: 7}\nkinds:\n  a: {payload: {type: object}, sql_enqueue: true}\n  b: {}\n")
+	a, _ := set.Kind("a")
+	b, _ := set.Kind("b")
+	if !a.HasSchema() || !a.SQLEnqueue || b.HasSchema() || b.SQLEnqueue {
+		t.Fatalf("a: schema %v sql %v; b: schema %v sql %v", a.HasSchema(), a.SQLEnqueue, b.HasSchema(), b.SQLEnqueue)
+	}
+	if d := set.Defaults(); d.Queue != "bulk" || d.Priority != DefaultPriority || d.MaxRetries != 7 {
+		t.Fatalf("defaults %+v", d)
+	}
+	var none *Set
+	if d := none.Defaults(); d.Queue != DefaultQueue || d.MaxRetries != DefaultMaxRetries {
+		t.Fatalf("nil set's defaults %+v", d)
 	}
 }

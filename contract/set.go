@@ -52,6 +52,9 @@ type Kind struct {
 	Backoff    Backoff
 	Ops        []string // empty: jobs of this kind carry no op
 	Unique     *Unique  // nil: no derived idempotency key
+	// SQLEnqueue lets skiplock_enqueue (PostgreSQL) store jobs of a kind
+	// with a payload schema, which SQL does not check.
+	SQLEnqueue bool
 
 	schema *jsonschema.Schema // nil: any JSON object
 }
@@ -102,6 +105,17 @@ func (s *Set) Kind(name string) (*Kind, bool) {
 		c.Unique = &u
 	}
 	return &c, true
+}
+
+// HasSchema reports whether the kind checks its payload against a JSON
+// Schema.
+func (k *Kind) HasSchema() bool { return k.schema != nil }
+
+// Defaults answers the settings of kinds the set does not declare (queue,
+// priority, max_retries), the built-in ones for a nil set.
+func (s *Set) Defaults() KindInfo {
+	st := s.settings()
+	return KindInfo{Queue: st.queue, Priority: st.priority, MaxRetries: st.maxRetries, Ops: []string{}}
 }
 
 // KindInfo describes a kind for GET /v1/kinds.

@@ -16,7 +16,10 @@ type StoredContracts struct {
 	Strict bool
 	// Kinds holds each kind's settings by name (GET /v1/kinds's entries),
 	// readable from SQL.
-	Kinds     json.RawMessage
+	Kinds json.RawMessage
+	// Defaults holds the settings of kinds the set does not declare, for
+	// skiplock_enqueue; a driver without SQL enqueue need not store it.
+	Defaults  json.RawMessage
 	AppliedAt time.Time
 }
 

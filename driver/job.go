@@ -259,6 +259,9 @@ type ListParams struct {
 	WorkerID string
 	// ErrorType: jobs with an attempt error of this type (any attempt).
 	ErrorType string
+	// IdempotencyKey: jobs inserted under this key (with Tenant, that
+	// tenant's); by index in both tables.
+	IdempotencyKey string
 	// Created and Finished bound created_at and finished_at: After
 	// inclusive, Before exclusive, zero unbounded. A Finished bound lists
 	// finished jobs only.

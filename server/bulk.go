@@ -30,8 +30,8 @@ type bulkAnswer struct {
 	Done    int    `json:"done"`
 }
 
-// jobsBulk retries, cancels or deletes the jobs a filter picks; a scoped
-// token acts only on its tenant's jobs.
+// jobsBulk retries, cancels, deletes, pauses or resumes the jobs a filter
+// picks; a scoped token acts only on its tenant's jobs.
 func (s *Server) jobsBulk(w http.ResponseWriter, r *http.Request, p *principal) error {
 	var body bulkBody
 	if err := decodeBody(r, s.singleBodyLimit(), &body); err != nil {

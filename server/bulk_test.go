@@ -62,3 +62,66 @@ func TestJobsBulk(t *testing.T) {
 		want(b.do(t, "POST", "/v1/jobs/bulk", admin, `{"action":"cancel","filter":{"kind":["x"]},"dry_run":true}`), 4, 0)
 	})
 }
+
+// TestJobsBulkPauseResume: POST /v1/jobs/bulk pauses and resumes the live
+// jobs a filter picks, a scoped admin token its tenant's only; a state the
+// action does not act on and a viewer token are refused.
+func TestJobsBulkPauseResume(t *testing.T) {
+	eachDB(t, func(t *testing.T, db database) {
+		b := setup(t, db, nil)
+		admin := createToken(t, b.drv, "admin", "")
+		aAdmin := createToken(t, b.drv, "admin", "a")
+		viewer := createToken(t, b.drv, "viewer", "")
+		ctx := t.Context()
+		tenantOf := map[int64]string{}
+		for _, tenant := range []string{"a", "b", "a", "b"} {
+			res, err := b.client.Insert(ctx, skiplock.RawArgs{KindName: "x"}, &skiplock.InsertOpts{Tenant: tenant, Queue: "q"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tenantOf[res.Job.ID] = tenant
+		}
+		states := func(want map[string]skiplock.JobState) {
+			t.Helper()
+			for id, tenant := range tenantOf {
+				j, err := b.client.JobGet(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if j.State != want[tenant] {
+					t.Fatalf("job %d of tenant %s: %s, want %s", id, tenant, j.State, want[tenant])
+				}
+			}
+		}
+		bulk := func(token, body string, matched, done float64) {
+			t.Helper()
+			a := must(t, b.do(t, "POST", "/v1/jobs/bulk", token, body), 200)
+			if a.body["matched"] != matched || a.body["done"] != done {
+				t.Fatalf("%s: %s, want matched %v done %v", body, a.raw, matched, done)
+			}
+		}
+		bulk(admin, `{"action":"pause","filter":{"queue":["q"]},"dry_run":true}`, 4, 0)
+		bulk(aAdmin, `{"action":"pause","filter":{"queue":["q"],"tenant":"b"}}`, 2, 2)
+		states(map[string]skiplock.JobState{"a": skiplock.StatePaused, "b": skiplock.StatePending})
+		bulk(admin, `{"action":"pause","filter":{"kind":["x"],"state":["pending"]}}`, 2, 2)
+		states(map[string]skiplock.JobState{"a": skiplock.StatePaused, "b": skiplock.StatePaused})
+		bulk(aAdmin, `{"action":"resume","filter":{"kind":["x"]}}`, 2, 2)
+		states(map[string]skiplock.JobState{"a": skiplock.StatePending, "b": skiplock.StatePaused})
+		bulk(admin, `{"action":"resume","filter":{"state":["paused"]}}`, 2, 2)
+		states(map[string]skiplock.JobState{"a": skiplock.StatePending, "b": skiplock.StatePending})
+
+		for body, field := range map[string]string{
+			`{"action":"pause","filter":{"state":["paused"]}}`:    "filter.state",
+			`{"action":"resume","filter":{"state":["pending"]}}`:  "filter.state",
+			`{"action":"pause","filter":{"state":["completed"]}}`: "filter.state",
+			`{"action":"resume"}`:                                 "filter",
+		} {
+			a := must(t, b.do(t, "POST", "/v1/jobs/bulk", admin, body), 400)
+			if _, got := a.errCode(); got != field {
+				t.Fatalf("%s: field %q, want %q: %s", body, got, field, a.raw)
+			}
+		}
+		must(t, b.do(t, "POST", "/v1/jobs/bulk", viewer, `{"action":"pause","filter":{"queue":["q"]}}`), 403)
+		states(map[string]skiplock.JobState{"a": skiplock.StatePending, "b": skiplock.StatePending})
+	})
+}

@@ -24,20 +24,9 @@ const (
 	eventMaxStreams = 1000
 )
 
-// jobEvent is the data of an `event: job`.
-type jobEvent struct {
-	ID              int64             `json:"id"`
-	State           skiplock.JobState `json:"state"`
-	Progress        int               `json:"progress"`
-	ProgressMessage string            `json:"progress_message"`
-	Kind            string            `json:"kind"`
-	Queue           string            `json:"queue"`
-	Tenant          string            `json:"tenant"`
-	WorkflowID      *string           `json:"workflow_id"`
-	Stage           *string           `json:"stage"`
-	Attempt         int               `json:"attempt"`
-	UpdatedAt       time.Time         `json:"updated_at"`
-}
+// jobEvent is the data of an `event: job`, built by the library from the
+// job's view.
+type jobEvent = skiplock.JobEvent
 
 type eventKey struct {
 	id       int64
@@ -156,7 +145,7 @@ func (h *eventHub) poll(ctx context.Context) {
 			} else if j.UpdatedAt.After(cursor) {
 				cursor = j.UpdatedAt
 			}
-			h.publish(newJobEvent(j))
+			h.publish(skiplock.NewJobEvent(j))
 		}
 		for k, at := range seen {
 			if at.Before(cursor.Add(-2 * eventOverlap)) {
@@ -171,13 +160,6 @@ func (h *eventHub) poll(ctx context.Context) {
 			}
 		}
 	}
-}
-
-func newJobEvent(j *skiplock.JobRow) *jobEvent {
-	v := skiplock.NewJobView(j)
-	return &jobEvent{ID: j.ID, State: j.State, Progress: j.Progress, ProgressMessage: j.ProgressMessage,
-		Kind: j.Kind, Queue: j.Queue, Tenant: j.Tenant, WorkflowID: v.WorkflowID, Stage: v.Stage,
-		Attempt: j.Attempt, UpdatedAt: skiplock.ViewTime(j.UpdatedAt)}
 }
 
 // publish hands an event to every subscriber that wants it; a subscriber

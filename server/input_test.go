@@ -93,6 +93,8 @@ func TestBadInput(t *testing.T) {
 			{"POST", "/v1/jobs/1/fail", `{"worker_id":"w","retry_in_seconds":-1}`, 400, "retry_in_seconds"},
 			{"POST", "/v1/jobs/1/fail", `{"worker_id":"w","retryable":"yes"}`, 400, "retryable"},
 			{"POST", "/v1/jobs/1/fail", `{"worker_id":"w","error":"boom"}`, 400, "error"},
+			{"POST", "/v1/jobs/1/fail", `{"worker_id":"w","error":{"type":"a\u0000"}}`, 400, "error.type"},
+			{"POST", "/v1/jobs/1/fail", `{"worker_id":"w","error":{"message":"` + strings.Repeat("a", 70000) + `"}}`, 400, "error.message"},
 			{"POST", "/v1/jobs/999999/complete", `{"worker_id":"w"}`, 404, ""},
 			{"PUT", "/v1/schedules/k", `{"kind":"x","every_seconds":-1}`, 400, "every_seconds"},
 			{"GET", "/v1/nope", "", 404, ""},

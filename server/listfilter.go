@@ -13,7 +13,8 @@ import (
 
 // listFilters reads GET /v1/jobs's filters beyond state, kind, queue, tenant
 // and workflow_id: tag (repeatable), metadata=KEY:VALUE (repeatable),
-// worker_id, error_type, and created_/finished_ after/before (RFC 3339).
+// worker_id, error_type, idempotency_key, and created_/finished_
+// after/before (RFC 3339).
 func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 	for _, t := range q["tag"] {
 		if err := input.CheckText("tag", t, input.MaxKeyBytes); err != nil {
@@ -37,7 +38,7 @@ func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"worker_id", &lp.WorkerID}, {"error_type", &lp.ErrorType}} {
+	}{{"worker_id", &lp.WorkerID}, {"error_type", &lp.ErrorType}, {"idempotency_key", &lp.IdempotencyKey}} {
 		v := q.Get(f.name)
 		if err := input.CheckText(f.name, v, input.MaxKeyBytes); err != nil {
 			return err

@@ -111,3 +111,44 @@ func TestCompleteWithAttemptIsOneStatement(t *testing.T) {
 		t.Fatalf("second completion: %s", a.raw)
 	}
 }
+
+// TestFailWithAttemptIsOneStatement counts the statements of an HTTP
+// failure report that names its attempt: one fenced statement decides the
+// outcome and answers the job. Without the attempt, one read comes first.
+// (A retry due at once adds the wake-up of its queue, as an insert does.)
+func TestFailWithAttemptIsOneStatement(t *testing.T) {
+	t.Parallel()
+	log := &statementLog{}
+	drv := tracedPostgres(t, log)
+	b := setupOn(t, drv, nil)
+	spec := &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
+	if _, err := drv.JobInsertMany(t.Context(), []*driver.InsertParams{spec, spec}); err != nil {
+		t.Fatal(err)
+	}
+	claim := func() map[string]any {
+		t.Helper()
+		return must(t, b.do(t, "POST", "/v1/queues/default/claim", "", map[string]any{"worker_id": "w"}), 200).jobs()[0]
+	}
+	fail := func(j map[string]any, body map[string]any) []string {
+		t.Helper()
+		log.take()
+		got := must(t, b.do(t, "POST", fmt.Sprintf("/v1/jobs/%d/fail", id(j)), "", body), 200).job()
+		if got["state"] != string(skiplock.StateScheduled) || got["worker_id"] != nil {
+			t.Fatalf("failed job: %v", got)
+		}
+		return log.take()
+	}
+	j := claim()
+	sqls := fail(j, map[string]any{"worker_id": "w", "attempt": j["attempt"], "retry_in_seconds": 60,
+		"error": map[string]any{"type": "boom", "message": "it broke"}})
+	if len(sqls) != 1 || !strings.Contains(sqls[0], "FOR UPDATE") {
+		t.Fatalf("failure sent %d statements, want 1 (the fenced report):\n%s", len(sqls), strings.Join(sqls, "\n"))
+	}
+
+	j = claim()
+	sqls = fail(j, map[string]any{"worker_id": "w", "retry_in_seconds": 60})
+	if len(sqls) != 2 {
+		t.Fatalf("failure without its attempt sent %d statements, want 2 (a read, the report):\n%s", len(sqls),
+			strings.Join(sqls, "\n"))
+	}
+}

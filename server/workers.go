@@ -272,12 +272,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 	}
 	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable}
 	if b.Error != nil {
-		if err := input.CheckText("error.type", b.Error.Type, input.MaxNameBytes); err != nil {
-			return err
-		}
-		if err := input.CheckText("error.message", b.Error.Message, input.MaxMessageBytes); err != nil {
-			return err
-		}
 		fp.ErrorType, fp.Message = b.Error.Type, b.Error.Message
 	}
 	if b.RetryInSeconds != nil {

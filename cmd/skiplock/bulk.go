@@ -9,7 +9,8 @@ import (
 	"github.com/skiplock/skiplock"
 )
 
-// bulkFlags are the selection of `jobs retry|cancel|delete` without an id.
+// bulkFlags are the selection of `jobs retry|cancel|delete|pause|resume`
+// without an id.
 type bulkFlags struct {
 	states, kinds, queues []string
 	tenant                string
@@ -20,9 +21,10 @@ type bulkFlags struct {
 
 var bulkPast = map[skiplock.BulkAction]string{
 	skiplock.BulkRetry: "retried", skiplock.BulkCancel: "cancelled", skiplock.BulkDelete: "deleted",
+	skiplock.BulkPause: "paused", skiplock.BulkResume: "resumed",
 }
 
-// withBulk lets a by-id command (retry ID, cancel ID) act on a selection
+// withBulk lets a by-id command (retry ID, cancel ID, …) act on a selection
 // instead when it is given no id but filter flags.
 func withBulk(g *globals, action skiplock.BulkAction, cmd *cobra.Command) *cobra.Command {
 	bf := addBulkFlags(cmd)
@@ -56,7 +58,7 @@ func addBulkFlags(cmd *cobra.Command) *bulkFlags {
 	f.StringSliceVar(&bf.kinds, "kind", nil, "only jobs of these kinds (repeatable or comma-separated)")
 	f.StringSliceVar(&bf.queues, "queue", nil, "only jobs of these queues (repeatable or comma-separated)")
 	f.StringVar(&bf.tenant, "tenant", "", "only jobs of this tenant")
-	f.DurationVar(&bf.olderThan, "older-than", 0, "only jobs created (cancel) or finished (retry, delete) longer ago than this, e.g. 24h")
+	f.DurationVar(&bf.olderThan, "older-than", 0, "only jobs created (cancel, pause, resume) or finished (retry, delete) longer ago than this, e.g. 24h")
 	f.BoolVar(&bf.dryRun, "dry-run", false, "count the jobs, change nothing")
 	f.IntVar(&bf.batch, "batch-size", skiplock.DefaultBulkBatchSize, "jobs per batch (1-10000)")
 	return bf

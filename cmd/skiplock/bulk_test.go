@@ -54,3 +54,46 @@ func TestCLIJobsBulk(t *testing.T) {
 		})
 	}
 }
+
+// TestCLIJobsBulkPauseResume: jobs pause and resume act on a selection when
+// given filters instead of an id, and refuse a state they do not act on.
+func TestCLIJobsBulkPauseResume(t *testing.T) {
+	t.Parallel()
+	for name, open := range cliDatabases(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url := migrated(t, open)
+			jobs := writeJSONL(t, `{"kind":"a","queue":"q1"}`, `{"kind":"a","queue":"q1","delay_seconds":3600}`,
+				`{"kind":"b","queue":"q1"}`, `{"kind":"a","queue":"q2"}`)
+			if r := runCLI(t, url, "enqueue", "--jsonl", jobs); r.code != 0 {
+				t.Fatalf("enqueue: %+v", r)
+			}
+			ok := func(want string, args ...string) {
+				t.Helper()
+				r := runCLI(t, url, args...)
+				if r.code != 0 || !strings.HasPrefix(r.stdout, want) {
+					t.Fatalf("%v: %+v, want %q", args, r, want)
+				}
+			}
+			ok("would pause 2 jobs\n", "jobs", "pause", "--kind", "a", "--queue", "q1", "--dry-run")
+			ok("paused 2 jobs of 2 matched in ", "jobs", "pause", "--kind", "a", "--queue", "q1")
+			ok("paused 1 jobs of 1 matched in ", "jobs", "pause", "--state", "pending", "--queue", "q1")
+			ok("resumed 1 jobs of 1 matched in ", "jobs", "resume", "--kind", "b")
+			for id, want := range map[string]string{"1": "paused", "2": "paused", "3": "pending", "4": "pending"} {
+				r := runCLI(t, url, "jobs", "show", id)
+				if r.code != 0 || !strings.Contains(r.stdout, want) {
+					t.Fatalf("job %s: %+v, want %s", id, r, want)
+				}
+			}
+			ok("resumed 2 jobs of 2 matched in ", "jobs", "resume", "--queue", "q1,q2")
+			r := runCLI(t, url, "jobs", "pause", "--state", "paused")
+			if r.code != 2 || !strings.Contains(r.stderr, `pause acts on pending, scheduled, waiting, running jobs, not "paused"`) {
+				t.Fatalf("pause --state paused: %+v", r)
+			}
+			r = runCLI(t, url, "jobs", "resume", "2", "--kind", "a")
+			if r.code != 2 || !strings.Contains(r.stderr, "give a job id or a selection, not both") {
+				t.Fatalf("resume ID with a filter: %+v", r)
+			}
+		})
+	}
+}

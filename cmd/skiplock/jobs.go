@@ -43,8 +43,8 @@ func newJobsCmd(g *globals) *cobra.Command {
 		act("show", "Show a job", "", (*skiplock.Client).JobGet),
 		withBulk(g, skiplock.BulkRetry, act("retry", "Return a failed or cancelled job (or a selection) to pending", "retried", (*skiplock.Client).JobRetry)),
 		withBulk(g, skiplock.BulkCancel, act("cancel", "Cancel a job or a selection (a running one ends when its worker stops)", "cancelled", (*skiplock.Client).JobCancel)),
-		act("pause", "Hold a job that is not running yet", "paused", (*skiplock.Client).JobPause),
-		act("resume", "Release a paused job", "resumed", (*skiplock.Client).JobResume),
+		withBulk(g, skiplock.BulkPause, act("pause", "Hold a job or a selection (a running one is asked to pause and goes to paused when its worker stops)", "paused", (*skiplock.Client).JobPause)),
+		withBulk(g, skiplock.BulkResume, act("resume", "Release a paused job or a selection", "resumed", (*skiplock.Client).JobResume)),
 		newJobsDeleteCmd(g),
 	)
 	return cmd
@@ -129,6 +129,7 @@ func newJobsListCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&meta, "metadata", nil, "only jobs whose metadata has KEY:VALUE (VALUE as JSON when it is JSON; repeatable)")
 	f.StringVar(&p.WorkerID, "worker-id", "", "only jobs last run by this worker")
 	f.StringVar(&p.ErrorType, "error-type", "", "only jobs with an attempt error of this type")
+	f.StringVar(&p.IdempotencyKey, "idempotency-key", "", "only jobs inserted under this idempotency key")
 	ranges.flags(f)
 	f.IntVar(&p.Limit, "limit", 50, "at most this many")
 	f.Int64Var(&p.BeforeID, "cursor", 0, "list jobs older than this id (the last id of the previous page)")

@@ -17,7 +17,7 @@ func TestCLIJobsListFilters(t *testing.T) {
 			url := migrated(t, open)
 			for _, args := range [][]string{
 				{"enqueue", "crawl", "--tag", "vip", "--tag", "eu", "--metadata", `{"customer":"acme","n":5}`},
-				{"enqueue", "crawl", "--tag", "eu", "--metadata", `{"customer":"beta"}`},
+				{"enqueue", "crawl", "--tag", "eu", "--metadata", `{"customer":"beta"}`, "--idempotency-key", "crawl:beta"},
 			} {
 				if r := runCLI(t, url, args...); r.code != 0 {
 					t.Fatalf("%v: %+v", args, r)
@@ -43,6 +43,8 @@ func TestCLIJobsListFilters(t *testing.T) {
 				"[{2}]":     {"--metadata", "customer:beta"},
 				"[{1}] ":    {"--metadata", "n:5", "--created-after", "2000-01-01T00:00:00Z"},
 				"[]":        {"--worker-id", "nobody"},
+				"[{2}]  ":   {"--idempotency-key", "crawl:beta"},
+				"[] ":       {"--idempotency-key", "crawl:acme"},
 			} {
 				if got := list(args...); got != strings.TrimSpace(want) {
 					t.Errorf("%v: %s, want %s", args, got, want)

@@ -72,3 +72,41 @@ var _ = add("ListFilters", func(e *env) {
 		}
 	}
 })
+
+var _ = add("ListByIdempotencyKey", func(e *env) {
+	mk := func(tenant, key string) *driver.Job {
+		p := job("a")
+		p.Tenant, p.IdempotencyKey, p.UniquePolicy = tenant, key, "active"
+		return e.insert(p)
+	}
+	// The same key in two tenants, and again once the first job finished.
+	old := mk("", "order-7")
+	e.complete(e.claimID(old, "w1", lease), "")
+	live := mk("", "order-7")
+	other := mk("acme", "order-7")
+	mk("", "order-8")
+	e.insert(job("a"))
+	acme, none := "acme", ""
+	for _, c := range []struct {
+		name string
+		p    driver.ListParams
+		want []int64
+	}{
+		{"every tenant", driver.ListParams{IdempotencyKey: "order-7"}, []int64{other.ID, live.ID, old.ID}},
+		{"one tenant", driver.ListParams{IdempotencyKey: "order-7", Tenant: &acme}, []int64{other.ID}},
+		{"no tenant", driver.ListParams{IdempotencyKey: "order-7", Tenant: &none}, []int64{live.ID, old.ID}},
+		{"finished only", driver.ListParams{IdempotencyKey: "order-7", States: []driver.JobState{driver.StateCompleted}}, []int64{old.ID}},
+		{"with cursor", driver.ListParams{IdempotencyKey: "order-7", BeforeID: live.ID}, []int64{old.ID}},
+		{"with time bound", driver.ListParams{IdempotencyKey: "order-7", CreatedBefore: time.Now().Add(time.Hour)}, []int64{other.ID, live.ID, old.ID}},
+		{"unknown key", driver.ListParams{IdempotencyKey: "order-9"}, nil},
+		{"key of another tenant", driver.ListParams{IdempotencyKey: "order-8", Tenant: &acme}, nil},
+	} {
+		got, err := e.admin().JobList(e.ctx, c.p)
+		if err != nil {
+			e.t.Fatalf("%s: JobList(%+v): %v", c.name, c.p, err)
+		}
+		if !slices.Equal(ids(got), c.want) {
+			e.t.Fatalf("%s: JobList(%+v): %v, want %v", c.name, c.p, ids(got), c.want)
+		}
+	}
+})

@@ -114,9 +114,16 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 
 // UniqueKeyPrune deletes a batch of expired window keys of jobs no longer live.
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
-	tag, err := e.q.Exec(ctx, q("UniqueKeyPrune"), before, limit)
+	tag, err := e.q.Exec(ctx, uniqueKeyPrune.SQL, uniqueKeyPrune.Args(pruneArgs{before, limit})...)
 	if err != nil {
 		return 0, fmt.Errorf("prune unique keys: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+var uniqueKeyPrune = bind[pruneArgs]("UniqueKeyPrune")
+
+type pruneArgs struct {
+	Before time.Time `sql:"before"`
+	Limit  int       `sql:"limit"`
 }

@@ -10,7 +10,8 @@ import (
 
 // ContractsPut stores the next version of the contract set.
 func (e executor) ContractsPut(ctx context.Context, c *driver.StoredContracts) (*driver.StoredContracts, error) {
-	return scanContracts(e.q.QueryRow(ctx, q("ContractsPut"), string(c.Source), c.Digest, c.Strict, []byte(c.Kinds)))
+	return scanContracts(e.q.QueryRow(ctx, contractsPut.SQL, contractsPut.Args(contractsArgs{string(c.Source), c.Digest, c.Strict,
+		[]byte(c.Kinds), []byte(c.Defaults)})...))
 }
 
 // ContractsCurrent answers the newest version of the contract set.
@@ -31,4 +32,14 @@ func scanContracts(row pgx.Row) (*driver.StoredContracts, error) {
 	}
 	c.Source, c.Kinds = []byte(source), kinds
 	return &c, nil
+}
+
+var contractsPut = bind[contractsArgs]("ContractsPut")
+
+type contractsArgs struct {
+	Source   string `sql:"source"`
+	Digest   string `sql:"digest"`
+	Strict   bool   `sql:"strict"`
+	Kinds    []byte `sql:"kinds"`
+	Defaults []byte `sql:"defaults"`
 }

@@ -1,10 +1,22 @@
 package pgdriver
 
-import "time"
+import (
+	"time"
 
-// Query answers a statement of queries.sql, expanded, for tests that look
-// at its plan.
-func Query(name string) string { return q(name) }
+	"github.com/skiplock/skiplock/driver"
+)
+
+// Query answers a statement of queries.sql, expanded and its parameters
+// numbered, for tests that look at its plan.
+func Query(name string) string { return queries.Get(name) }
+
+// QueryParams answers the named parameters of a statement in the order of
+// their numbers; nil for a statement that numbers its own.
+func QueryParams(name string) []string { return queries.Params(name) }
+
+// UnboundQueries answers the statements with named parameters that no
+// package variable binds to its arguments.
+func UnboundQueries() []string { return queries.Unbound() }
 
 // GenericPlan is the settings the claim and the completion run under.
 const GenericPlan = genericPlan
@@ -20,3 +32,6 @@ var MaxTime, MinTime = pgMaxTime, pgMinTime
 
 // FromSecs is seconds from the database as a held Duration.
 func FromSecs(s float64) time.Duration { return fromSecs(s) }
+
+// JobListArgs are the parameters JobList runs its statement with.
+func JobListArgs(p driver.ListParams) ([]any, error) { return jobListArgs(p) }

@@ -140,7 +140,7 @@ func (e executor) insertActive(ctx context.Context, p *driver.InsertParams, args
 			return driver.InsertResult{}, err
 		}
 		// The key is live; the holder may finish before we read it, then we try again.
-		j, err = scanOne(e.q.QueryRow(ctx, q("JobByKey"), p.Tenant, p.IdempotencyKey))
+		j, err = scanOne(e.q.QueryRow(ctx, jobByKey.SQL, jobByKey.Args(keyArgs{p.Tenant, p.IdempotencyKey})...))
 		if err == nil {
 			return driver.InsertResult{Job: j, Duplicate: true}, nil
 		}
@@ -157,7 +157,7 @@ func (e executor) insertWindowed(ctx context.Context, p *driver.InsertParams, ar
 	var took bool
 	err := e.q.QueryRow(ctx, q("UniqueKeyTake"), p.Tenant, p.IdempotencyKey, secs(p.UniqueWindow)).Scan(&id, &took)
 	if err == pgx.ErrNoRows {
-		if err := e.q.QueryRow(ctx, q("UniqueKeyHolder"), p.Tenant, p.IdempotencyKey).Scan(&id); err != nil {
+		if err := e.q.QueryRow(ctx, uniqueKeyHolder.SQL, uniqueKeyHolder.Args(keyArgs{p.Tenant, p.IdempotencyKey})...).Scan(&id); err != nil {
 			return driver.InsertResult{}, fmt.Errorf("read holder of key %q: %w", p.IdempotencyKey, err)
 		}
 		j, err := e.JobGet(ctx, id)
@@ -169,7 +169,7 @@ func (e executor) insertWindowed(ctx context.Context, p *driver.InsertParams, ar
 	j, err := scanOne(e.q.QueryRow(ctx, q("JobInsertWithID"), append(args, id)...))
 	if err == driver.ErrNotFound {
 		// A live job still holds the key after its window: it stays the one.
-		j, err = scanOne(e.q.QueryRow(ctx, q("JobByKey"), p.Tenant, p.IdempotencyKey))
+		j, err = scanOne(e.q.QueryRow(ctx, jobByKey.SQL, jobByKey.Args(keyArgs{p.Tenant, p.IdempotencyKey})...))
 		return driver.InsertResult{Job: j, Duplicate: true}, err
 	}
 	return driver.InsertResult{Job: j}, err
@@ -181,7 +181,7 @@ func (e executor) parentStates(ctx context.Context, ids []int64) (map[int64]driv
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := e.q.Query(ctx, q("JobParentStates"), ids)
+	rows, err := e.q.Query(ctx, jobParentStates.SQL, jobParentStates.Args(idsArg{ids})...)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 			live = append(live, id)
 		}
 	}
-	if _, err := e.q.Exec(ctx, q("JobDepInsert"), j.ID, live); err != nil {
+	if _, err := e.q.Exec(ctx, jobDepInsert.SQL, jobDepInsert.Args(depInsertArgs{j.ID, live})...); err != nil {
 		return err
 	}
 	for id, st := range parents {
@@ -228,4 +228,22 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 	}
 	_, err := e.q.Exec(ctx, q("JobReleaseWaiting"))
 	return err
+}
+
+var (
+	jobByKey        = bind[keyArgs]("JobByKey")
+	uniqueKeyHolder = bind[keyArgs]("UniqueKeyHolder")
+	jobParentStates = bind[idsArg]("JobParentStates")
+	jobDepInsert    = bind[depInsertArgs]("JobDepInsert")
+)
+
+// keyArgs name an idempotency key.
+type keyArgs struct {
+	Tenant string `sql:"tenant"`
+	Key    string `sql:"key"`
+}
+
+type depInsertArgs struct {
+	JobID   int64   `sql:"job_id"`
+	Parents []int64 `sql:"parents"`
 }

@@ -11,13 +11,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
-	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
 	ids := make([]int64, 0, len(jobs))
 	err := e.inTx(ctx, func(tx executor) error {
-		rows, err := tx.q.Query(ctx, q("JobNextIDs"), len(jobs))
+		rows, err := tx.q.Query(ctx, jobNextIDs.SQL, jobNextIDs.Args(countArg{len(jobs)})...)
 		if err != nil {
 			return err
 		}
@@ -122,10 +121,15 @@ const inCallerTx = "\n-- in the caller's transaction"
 // own, or, inside a caller's transaction, as a statement of its own text
 // planned as PostgreSQL chooses (the settings would outlive it there).
 func (e executor) pinned(ctx context.Context, settings, name string, args []any, read func(pgx.Rows, error) error) error {
+	return e.pinnedSQL(ctx, settings, q(name), args, read)
+}
+
+// pinnedSQL is pinned for a statement's text.
+func (e executor) pinnedSQL(ctx context.Context, settings, sql string, args []any, read func(pgx.Rows, error) error) error {
 	if e.inCallersTx() {
-		return read(e.q.Query(ctx, q(name)+inCallerTx, args...))
+		return read(e.q.Query(ctx, sql+inCallerTx, args...))
 	}
-	return e.inLocalTx(ctx, settings, q(name), args, read)
+	return e.inLocalTx(ctx, settings, sql, args, read)
 }
 
 // inCallersTx reports whether e runs in a transaction its caller opened.
@@ -270,7 +274,7 @@ func appendKey(b []byte, id int64) []byte {
 }
 
 func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
-	err = e.q.QueryRow(ctx, q("JobHeldForUpdate"), h.ID, h.Attempt, h.WorkerID).Scan(&cancelRequested)
+	err = e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...).Scan(&cancelRequested)
 	if err == pgx.ErrNoRows {
 		return false, driver.ErrLeaseLost
 	}
@@ -282,7 +286,7 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 	if unspend {
 		give = 1
 	}
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobRetryLater"), h.ID, h.Attempt, h.WorkerID, at, errorEntry(entry), give))
+	j, err := scanOne(e.q.QueryRow(ctx, jobRetryLater.SQL, jobRetryLater.Args(retryArgs{heldArgs(h), at, errorEntry(entry), give})...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -290,7 +294,7 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 }
 
 func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobArchiveHeld"), h.ID, h.Attempt, h.WorkerID, string(state), errorEntry(entry)))
+	j, err := scanOne(e.q.QueryRow(ctx, jobArchiveHeld.SQL, jobArchiveHeld.Args(archiveHeldArgs{heldArgs(h), string(state), errorEntry(entry)})...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -300,8 +304,9 @@ func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state drive
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
 	leaseKinds, leases := kindLeases([]string{}, p.LeaseKinds, p.Leases)
-	err := e.q.QueryRow(ctx, q("JobProgress"), p.ID, p.Attempt, p.WorkerID, p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
+	args := jobProgress.Args(progressArgs{heldArgs(p.HeldJob), p.Progress, p.ProgressMessage,
+		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases})
+	err := e.q.QueryRow(ctx, jobProgress.SQL, args...).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
 	if err == pgx.ErrNoRows {
 		return nil, driver.ErrLeaseLost
 	}
@@ -309,118 +314,41 @@ func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*dr
 }
 
 func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
-	return scanOne(e.q.QueryRow(ctx, q("JobGet"), id))
+	return scanOne(e.q.QueryRow(ctx, jobGet.SQL, jobGet.Args(idArg{id})...))
 }
 
-func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
-	live, archived := len(p.States) == 0, len(p.States) == 0
-	states := make([]string, len(p.States))
-	for i, s := range p.States {
-		states[i] = string(s)
-		live = live || !s.Finished()
-		archived = archived || s.Finished()
-	}
-	live = live && !p.FinishedOnly()
-	limit := p.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	meta, err := p.MetadataJSON()
-	if err != nil {
-		return nil, fmt.Errorf("metadata filter: %w", err)
-	}
-	tags := p.Tags
-	if tags == nil {
-		tags = []string{}
-	}
-	return scanJobs(e.q.Query(ctx, q("JobList"), pgx.QueryExecModeDescribeExec, live, states, p.Kind, p.Queue,
-		p.Tenant, p.WorkflowID, p.BeforeID, limit, archived, tags, meta, p.WorkerID, p.ErrorType,
-		optTime(p.CreatedAfter), optTime(p.CreatedBefore), optTime(p.FinishedAfter), optTime(p.FinishedBefore),
-		p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()))
+var (
+	jobNextIDs       = bind[countArg]("JobNextIDs")
+	jobHeldForUpdate = bind[heldArgs]("JobHeldForUpdate")
+	jobRetryLater    = bind[retryArgs]("JobRetryLater")
+	jobArchiveHeld   = bind[archiveHeldArgs]("JobArchiveHeld")
+	jobProgress      = bind[progressArgs]("JobProgress")
+	jobGet           = bind[idArg]("JobGet")
+)
+
+type countArg struct {
+	Count int `sql:"count"`
 }
 
-// optTime answers nil for the zero time (no bound).
-func optTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	return &t
+type retryArgs struct {
+	heldArgs
+	RunAt  time.Time `sql:"run_at"`
+	Error  string    `sql:"error"`
+	Refund int       `sql:"refund"` // 1 gives the attempt back
 }
 
-// JobCancel cancels a live job; see driver.JobStore.
-func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) {
-	var out *driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
-		state, err := tx.liveState(ctx, id)
-		if err != nil {
-			return err
-		}
-		if state == driver.StateRunning {
-			out, err = scanOne(tx.q.QueryRow(ctx, q("JobRequestCancel"), id))
-			return err
-		}
-		out, err = scanOne(tx.q.QueryRow(ctx, q("JobArchiveLive"), id, "[]"))
-		if err != nil {
-			return err
-		}
-		return depgraph.SettleParents(ctx, tx, []int64{id})
-	})
-	return out, err
+type archiveHeldArgs struct {
+	heldArgs
+	State string `sql:"state"`
+	Error string `sql:"error"`
 }
 
-// liveState locks a live job and answers its state; a finished job is
-// ErrWrongState, an unknown one ErrNotFound.
-func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
-	var st string
-	err := e.q.QueryRow(ctx, q("JobLiveForUpdate"), id).Scan(&st)
-	if err == nil {
-		return driver.JobState(st), nil
-	}
-	if err != pgx.ErrNoRows {
-		return "", err
-	}
-	err = e.q.QueryRow(ctx, q("JobArchivedState"), id).Scan(&st)
-	if err == pgx.ErrNoRows {
-		return "", driver.ErrNotFound
-	}
-	if err != nil {
-		return "", err
-	}
-	return driver.JobState(st), fmt.Errorf("%w: job %d is %s", driver.ErrWrongState, id, st)
-}
-
-func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobUnarchive"), id))
-	if err == driver.ErrNotFound {
-		return nil, e.explainState(ctx, id, "retry")
-	}
-	if isUniqueViolation(err) {
-		return nil, fmt.Errorf("%w: a live job holds its idempotency key", driver.ErrWrongState)
-	}
-	return j, err
-}
-
-func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobPause"), id))
-	if err == driver.ErrNotFound {
-		return nil, e.explainState(ctx, id, "pause")
-	}
-	return j, err
-}
-
-func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobResume"), id))
-	if err == driver.ErrNotFound {
-		return nil, e.explainState(ctx, id, "resume")
-	}
-	return j, err
-}
-
-// explainState turns "no row changed" into ErrNotFound or ErrWrongState.
-func (e executor) explainState(ctx context.Context, id int64, op string) error {
-	j, err := e.JobGet(ctx, id)
-	if err != nil {
-		return err
-	}
-	return fmt.Errorf("%w: cannot %s job %d in state %s", driver.ErrWrongState, op, id, j.State)
+type progressArgs struct {
+	heldArgs
+	Progress        *int      `sql:"progress"`
+	ProgressMessage *string   `sql:"progress_message"`
+	Checkpoint      any       `sql:"checkpoint"`
+	Lease           float64   `sql:"lease"`
+	LeaseKinds      []string  `sql:"lease_kinds"`
+	Leases          []float64 `sql:"leases"`
 }

@@ -16,16 +16,17 @@ func BenchmarkJobListFiltered(b *testing.B) {
 	ctx := context.Background()
 	conn := pgtest.Conn(b, url)
 	// One in 1,000 jobs has the tag "rare", one in 500 a timeout; 10,000
-	// customers, 100 workers; a job created every half second over ~6 days.
+	// customers, 100 workers, 10 tenants; each job its own idempotency key;
+	// a job created every half second over ~6 days.
 	_, err := conn.Exec(ctx, `
 INSERT INTO skiplock_jobs_archive (id, kind, queue, state, tags, metadata, worker_id, errors, attempt,
-    run_at, created_at, started_at, finished_at, updated_at)
+    run_at, created_at, started_at, finished_at, updated_at, tenant, idempotency_key)
 SELECT i, 'crawl', 'default', CASE WHEN i % 500 = 0 THEN 'failed' ELSE 'completed' END,
     CASE WHEN i % 1000 = 0 THEN ARRAY['rare'] ELSE ARRAY['common'] END,
     jsonb_build_object('customer', 'c' || (i % 10000)), 'w' || (i % 100),
     CASE WHEN i % 500 = 0 THEN jsonb_build_array(jsonb_build_object('attempt', 1, 'type', 'timeout',
         'message', 'slow', 'at', now(), 'retryable', false)) ELSE '[]'::jsonb END, 1,
-    t, t, t, t + interval '1 second', t + interval '1 second'
+    t, t, t, t + interval '1 second', t + interval '1 second', 't' || (i % 10), 'order-' || i
 FROM generate_series(1, 1000000) i, LATERAL (SELECT now() - (1000000 - i) * interval '500 ms' AS t) x`)
 	if err != nil {
 		b.Fatal(err)
@@ -35,6 +36,7 @@ FROM generate_series(1, 1000000) i, LATERAL (SELECT now() - (1000000 - i) * inte
 		b.Fatal(err)
 	}
 	mid := time.Now().Add(-250000 * time.Second)
+	tenant2 := "t2"
 	for _, c := range []struct {
 		name string
 		p    driver.ListParams
@@ -46,6 +48,8 @@ FROM generate_series(1, 1000000) i, LATERAL (SELECT now() - (1000000 - i) * inte
 		{"error_type_1_in_500", driver.ListParams{ErrorType: "timeout"}},
 		{"created_hour", driver.ListParams{CreatedAfter: mid, CreatedBefore: mid.Add(time.Hour)}},
 		{"finished_hour", driver.ListParams{FinishedAfter: mid, FinishedBefore: mid.Add(time.Hour)}},
+		{"idempotency_key", driver.ListParams{IdempotencyKey: "order-424242"}},
+		{"idempotency_key_and_tenant", driver.ListParams{IdempotencyKey: "order-424242", Tenant: &tenant2}},
 		{"tag_and_created_day", driver.ListParams{Tags: []string{"rare"}, CreatedAfter: mid, CreatedBefore: mid.Add(24 * time.Hour)}},
 	} {
 		b.Run(c.name, func(b *testing.B) {

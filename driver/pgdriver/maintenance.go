@@ -78,7 +78,7 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	}
 	res.Now = res.Now.UTC()
 	var queues []string
-	err := e.pinned(ctx, genericPlan, "JobPromoteScheduled", []any{limit, since}, func(rows pgx.Rows, err error) error {
+	err := e.pinnedSQL(ctx, genericPlan, jobPromoteScheduled.SQL, jobPromoteScheduled.Args(pageArgs{limit, since}), func(rows pgx.Rows, err error) error {
 		queues, err = collectStrings(rows, err)
 		return err
 	})
@@ -86,7 +86,7 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 		return res, err
 	}
 	err = e.inTx(ctx, func(tx executor) error {
-		rows, err := tx.q.Query(ctx, q("DepsSettled"), limit)
+		rows, err := tx.q.Query(ctx, depsSettled.SQL, depsSettled.Args(limitArg{limit})...)
 		if err != nil {
 			return err
 		}
@@ -116,7 +116,7 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 
 // DepsOfParents removes and answers the dependency links to parents.
 func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.DepLink, error) {
-	rows, err := e.q.Query(ctx, q("DepsOfParents"), parents)
+	rows, err := e.q.Query(ctx, depsOfParents.SQL, depsOfParents.Args(parentsArg{parents})...)
 	if err != nil {
 		return nil, err
 	}
@@ -127,13 +127,13 @@ func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.
 }
 
 func (e executor) DepDelete(ctx context.Context, child, parent int64) error {
-	_, err := e.q.Exec(ctx, q("DepDelete"), child, parent)
+	_, err := e.q.Exec(ctx, depDelete.SQL, depDelete.Args(depArgs{child, parent})...)
 	return err
 }
 
 func (e executor) CancelDependent(ctx context.Context, child int64, reason string) (bool, error) {
 	var id int64
-	err := e.q.QueryRow(ctx, q("JobCancelDependent"), child, reason).Scan(&id)
+	err := e.q.QueryRow(ctx, jobCancelDependent.SQL, jobCancelDependent.Args(cancelDependentArgs{child, reason})...).Scan(&id)
 	if err == pgx.ErrNoRows {
 		return false, nil
 	}
@@ -142,7 +142,7 @@ func (e executor) CancelDependent(ctx context.Context, child int64, reason strin
 
 func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
-	err := e.q.QueryRow(ctx, q("JobArchivedState"), id).Scan(&st)
+	err := e.q.QueryRow(ctx, jobArchivedState.SQL, jobArchivedState.Args(idArg{id})...).Scan(&st)
 	return driver.JobState(st), err
 }
 
@@ -162,4 +162,26 @@ func collectStrings(rows pgx.Rows, err error) ([]string, error) {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+var (
+	jobPromoteScheduled = bind[pageArgs]("JobPromoteScheduled")
+	depsSettled         = bind[limitArg]("DepsSettled")
+	depsOfParents       = bind[parentsArg]("DepsOfParents")
+	depDelete           = bind[depArgs]("DepDelete")
+	jobCancelDependent  = bind[cancelDependentArgs]("JobCancelDependent")
+)
+
+type parentsArg struct {
+	Parents []int64 `sql:"parents"`
+}
+
+type depArgs struct {
+	JobID    int64 `sql:"job_id"`
+	ParentID int64 `sql:"parent_id"`
+}
+
+type cancelDependentArgs struct {
+	ID     int64  `sql:"id"`
+	Reason string `sql:"reason"`
 }

@@ -51,7 +51,7 @@ func (e executor) JobMetrics(ctx context.Context, window time.Duration) (*driver
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = e.q.Query(ctx, q("JobMetricsFinished"), window.Seconds())
+	rows, err = e.q.Query(ctx, jobMetricsFinished.SQL, jobMetricsFinished.Args(windowArg{window.Seconds()})...)
 	if err != nil {
 		return nil, err
 	}
@@ -84,6 +84,20 @@ func (e executor) JobMetrics(ctx context.Context, window time.Duration) (*driver
 }
 
 func (e executor) CounterAdd(ctx context.Context, name string, n int64) error {
-	_, err := e.q.Exec(ctx, q("CounterAdd"), name, n)
+	_, err := e.q.Exec(ctx, counterAdd.SQL, counterAdd.Args(counterArgs{name, n})...)
 	return err
+}
+
+var (
+	jobMetricsFinished = bind[windowArg]("JobMetricsFinished")
+	counterAdd         = bind[counterArgs]("CounterAdd")
+)
+
+type windowArg struct {
+	Seconds float64 `sql:"window"`
+}
+
+type counterArgs struct {
+	Name  string `sql:"name"`
+	Value int64  `sql:"value"`
 }

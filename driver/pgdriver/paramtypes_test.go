@@ -2,6 +2,7 @@ package pgdriver_test
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/skiplock/skiplock/driver/pgdriver"
@@ -9,23 +10,25 @@ import (
 )
 
 // int4Params are the statements' parameters that PostgreSQL types int4, by
-// position: attempts, max_retries, a priority's rank and a batch's size.
-// Ids, cursors and counts are bigint; a parameter typed int4 by inference
-// (compared with a literal) refuses values past 2³¹.
-var int4Params = map[string][]int{
-	"JobClaim":         {8},    // 10 - priority
-	"JobClaimFair":     {4},    // a batch's size
-	"JobHeldForUpdate": {2},    // attempt
-	"JobProgress":      {2},    // attempt
-	"JobArchiveHeld":   {2},    // attempt
-	"JobCompleteHeld":  {2},    // attempt
-	"JobPauseHeld":     {2},    // attempt
-	"JanitorRunSave":   {10},   // partitions dropped by one run
-	"JobRetryLater":    {2, 6}, // attempt, attempt refunded
-	"JobInsert":        {12},   // max_retries
-	"JobInsertWithID":  {12},   // max_retries
-	"JobInsertStart":   {10},   // max_retries
-	"JobNextIDs":       {1},    // how many ids a batch takes
+// name (or $n in a statement that numbers its own): attempts, max_retries,
+// a priority's rank and a batch's size. Ids, cursors and counts are bigint;
+// a parameter typed int4 by inference (compared with a literal) refuses
+// values past 2³¹. Sorted.
+var int4Params = map[string][]string{
+	"JobClaim":         {"$8"},                // 10 - priority
+	"JobClaimFair":     {"$4"},                // a batch's size
+	"JobHeldForUpdate": {"attempt"},           // attempt
+	"JobProgress":      {"attempt"},           // attempt
+	"JobArchiveHeld":   {"attempt"},           // attempt
+	"JobCompleteHeld":  {"$2"},                // attempt
+	"JobPauseHeld":     {"attempt"},           // attempt
+	"JobFailHeld":      {"attempt"},           // attempt
+	"JanitorRunSave":   {"partitions"},        // partitions dropped by one run
+	"JobRetryLater":    {"attempt", "refund"}, // attempt, attempt refunded
+	"JobInsert":        {"$12"},               // max_retries
+	"JobInsertWithID":  {"$12"},               // max_retries
+	"JobInsertStart":   {"$10"},               // max_retries
+	"JobNextIDs":       {"count"},             // how many ids a batch takes
 }
 
 // TestNoIDParameterIsInt4 prepares every statement and checks that its
@@ -42,14 +45,30 @@ func TestNoIDParameterIsInt4(t *testing.T) {
 		if err != nil {
 			t.Fatalf("prepare %s: %v", name, err)
 		}
-		var got []int
+		params := pgdriver.QueryParams(name)
+		var got []string
 		for i, oid := range sd.ParamOIDs {
-			if oid == 23 { // int4
-				got = append(got, i+1)
+			if oid != 23 { // int4
+				continue
+			}
+			if params != nil {
+				got = append(got, params[i])
+			} else {
+				got = append(got, "$"+strconv.Itoa(i+1))
 			}
 		}
+		slices.Sort(got)
 		if !slices.Equal(got, int4Params[name]) {
-			t.Errorf("%s: int4 parameters $%v, want $%v (ids and cursors are bigint)", name, got, int4Params[name])
+			t.Errorf("%s: int4 parameters %v, want %v (ids and cursors are bigint)", name, got, int4Params[name])
 		}
+	}
+}
+
+// TestEveryNamedStatementIsBound: a statement with named parameters runs
+// only through a package variable that binds it to its arguments' struct,
+// which checks at load that each name has a field and each field a name.
+func TestEveryNamedStatementIsBound(t *testing.T) {
+	if u := pgdriver.UnboundQueries(); len(u) > 0 {
+		t.Errorf("statements with named parameters no bind checks: %v", u)
 	}
 }

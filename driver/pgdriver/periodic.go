@@ -24,6 +24,13 @@ func (e executor) PeriodicLastTicks(ctx context.Context) (map[string]time.Time, 
 }
 
 func (e executor) PeriodicAdvance(ctx context.Context, name string, tick time.Time) error {
-	_, err := e.q.Exec(ctx, q("PeriodicAdvance"), name, tick)
+	_, err := e.q.Exec(ctx, periodicAdvance.SQL, periodicAdvance.Args(periodicArgs{name, tick})...)
 	return err
+}
+
+var periodicAdvance = bind[periodicArgs]("PeriodicAdvance")
+
+type periodicArgs struct {
+	Name     string    `sql:"name"`
+	LastTick time.Time `sql:"last_tick"`
 }

@@ -1,6 +1,7 @@
 package pgdriver_test
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,7 +127,12 @@ func TestHeartbeatPlanFindsJobsByKey(t *testing.T) {
 // table was when the connection made its plan.
 func TestMaintenanceGenericPlansFindJobsByKey(t *testing.T) {
 	for _, name := range []string{"JobRescueRequeue", "JobRescueFinal", "JobPromoteScheduled"} {
-		for when, plan := range genericPlans(t, name, "(int, timestamptz)", "(1000, '-infinity')") {
+		types, args := "(int, timestamptz)", "(1000, '-infinity')"
+		// The promoter names its parameters, numbered in the order it uses them.
+		if slices.Equal(pgdriver.QueryParams(name), []string{"since", "limit"}) {
+			types, args = "(timestamptz, int)", "('-infinity', 1000)"
+		}
+		for when, plan := range genericPlans(t, name, types, args) {
 			if !byKeyAlone(plan) {
 				t.Errorf("%s's generic plan made over %s does not find jobs by primary key alone:\n%s", name, when, plan)
 			}

@@ -1,6 +1,9 @@
 -- Every statement of the PostgreSQL driver. {{cols}} expands to the job
 -- columns in scan order; {{cols d: col=expr, …}} to the same list read from
--- alias d with the named columns replaced (see sqlset.go).
+-- alias d with the named columns replaced (see sqlset.go). Parameters are
+-- named, @name: the driver numbers them $1, $2, … at load, and the struct
+-- each statement is bound to (sqlset.Bind) must give exactly those names.
+-- A few statements still number their own parameters.
 
 -- name: JobInsert
 INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
@@ -37,7 +40,7 @@ FROM s
 RETURNING {{cols}};
 
 -- name: JobByKey
-SELECT {{cols}} FROM skiplock_jobs WHERE tenant = $1 AND idempotency_key = $2;
+SELECT {{cols}} FROM skiplock_jobs WHERE tenant = @tenant AND idempotency_key = @key;
 
 -- name: UniqueKeyTake
 INSERT INTO skiplock_unique_keys (tenant, key, job_id, expires_at)
@@ -47,18 +50,18 @@ ON CONFLICT (tenant, key) DO UPDATE SET job_id = EXCLUDED.job_id, expires_at = E
 RETURNING job_id, true;
 
 -- name: UniqueKeyHolder
-SELECT job_id FROM skiplock_unique_keys WHERE tenant = $1 AND key = $2;
+SELECT job_id FROM skiplock_unique_keys WHERE tenant = @tenant AND key = @key;
 
 -- name: UniqueKeyPrune
--- Window keys expired by $1 whose job is not live; a key being taken now is
+-- Window keys expired by @before whose job is not live; a key being taken now is
 -- locked, and skipped.
 DELETE FROM skiplock_unique_keys k
 WHERE (k.tenant, k.key) IN (
     SELECT u.tenant, u.key FROM skiplock_unique_keys u
-    WHERE u.expires_at <= $1
+    WHERE u.expires_at <= @before
       AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j
                       WHERE j.id = u.job_id AND j.state NOT IN ('completed', 'failed', 'cancelled'))
-    LIMIT $2
+    LIMIT @limit
     FOR UPDATE SKIP LOCKED);
 
 -- name: JobInsertWithID
@@ -72,16 +75,16 @@ ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHI
 RETURNING {{cols}};
 
 -- name: JobNextIDs
-SELECT nextval('skiplock_jobs_id_seq') FROM generate_series(1, $1);
+SELECT nextval('skiplock_jobs_id_seq') FROM generate_series(1, @count);
 
 -- name: JobParentStates
-WITH live AS (SELECT id, state FROM skiplock_jobs WHERE id = ANY($1) FOR SHARE)
+WITH live AS (SELECT id, state FROM skiplock_jobs WHERE id = ANY(@ids) FOR SHARE)
 SELECT id, state FROM live
 UNION ALL
-SELECT id, state FROM skiplock_jobs_archive WHERE id = ANY($1) AND id NOT IN (SELECT id FROM live);
+SELECT id, state FROM skiplock_jobs_archive WHERE id = ANY(@ids) AND id NOT IN (SELECT id FROM live);
 
 -- name: JobDepInsert
-INSERT INTO skiplock_job_deps (job_id, parent_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING;
+INSERT INTO skiplock_job_deps (job_id, parent_id) SELECT @job_id, unnest(@parents::bigint[]) ON CONFLICT DO NOTHING;
 
 -- name: JobClaim
 -- The update finds the picked jobs by primary key from an array, not by a
@@ -166,110 +169,111 @@ SELECT {{cols a:}}, (SELECT count(*) FROM released) FROM a;
 
 -- name: JobHeldForUpdate
 SELECT cancel_requested FROM skiplock_jobs
-WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 FOR UPDATE;
 
 -- name: JobArchiveHeld
 WITH d AS (
-    DELETE FROM skiplock_jobs WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+    DELETE FROM skiplock_jobs WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
     RETURNING *
 )
 INSERT INTO skiplock_jobs_archive ({{cols}})
-SELECT {{cols d: state=$4, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || $5::jsonb}}
+SELECT {{cols d: state=@state, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || @error::jsonb}}
 FROM d
 RETURNING {{cols}};
 
 -- name: JobRetryLater
 UPDATE skiplock_jobs
-SET state = CASE WHEN $4::timestamptz <= now() THEN 'pending' ELSE 'scheduled' END, run_at = $4,
-    attempt = attempt - $6, worker_id = NULL, lease_until = NULL, errors = errors || $5::jsonb, updated_at = now()
-WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+SET state = CASE WHEN @run_at::timestamptz <= now() THEN 'pending' ELSE 'scheduled' END, run_at = @run_at,
+    attempt = attempt - @refund, worker_id = NULL, lease_until = NULL, errors = errors || @error::jsonb, updated_at = now()
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 RETURNING {{cols}};
 
 -- name: JobProgress
 UPDATE skiplock_jobs
-SET progress = coalesce($4, progress), progress_message = coalesce($5, progress_message),
-    checkpoint = coalesce($6::jsonb, checkpoint), heartbeat_at = now(), updated_at = now(),
-    lease_until = CASE WHEN $7::float8 > 0
-        THEN now() + make_interval(secs => coalesce(($9::float8[])[array_position($8::text[], kind)], $7::float8))
+SET progress = coalesce(@progress, progress), progress_message = coalesce(@progress_message, progress_message),
+    checkpoint = coalesce(@checkpoint::jsonb, checkpoint), heartbeat_at = now(), updated_at = now(),
+    lease_until = CASE WHEN @lease::float8 > 0
+        THEN now() + make_interval(secs => coalesce((@leases::float8[])[array_position(@lease_kinds::text[], kind)], @lease::float8))
         ELSE lease_until END
-WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 RETURNING id, lease_until, cancel_requested, pause_requested;
 
 -- name: JobGet
-SELECT {{cols}} FROM skiplock_jobs WHERE id = $1
+SELECT {{cols}} FROM skiplock_jobs WHERE id = @id
 UNION ALL
-(SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = $1 LIMIT 1)
+(SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = @id LIMIT 1)
 LIMIT 1;
 
 -- name: JobList
--- $7, the cursor, is a job id: bigint. Compared with the literal 0 alone,
+-- @before_id, the cursor, is a job id: bigint. Compared with the literal 0 alone,
 -- PostgreSQL would type it int4 and refuse every cursor past 2³¹. The driver
 -- runs it unprepared, so that each listing is planned with its own filters
 -- and reaches the archive's indexes (tags, metadata, errors, worker_id,
 -- created_at, finished_at) instead of a generic plan that cannot. Of the
--- two archive branches one runs ($18: a time bound is given): the planner
+-- two archive branches one runs (@by_time: a time bound is given): the planner
 -- would walk the id index backwards through every row newer than a time
 -- window, not knowing ids grow with time; `id + 0` makes it read the window
 -- by its index (and finished_at's partitions) and sort what matched.
+-- @idempotency_key, a key, is found by the key indexes (idempotency_key, tenant).
 (SELECT {{cols}} FROM skiplock_jobs
- WHERE $1::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
-   AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
-   AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
-   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
-   AND ($12 = '' OR worker_id = $12)
-   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
-   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
-   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
- ORDER BY id DESC LIMIT $8)
+ WHERE @live::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
+   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
+   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
+   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
+   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
+   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ ORDER BY id DESC LIMIT @limit)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE $9::boolean AND NOT $18::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
-   AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
-   AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
-   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
-   AND ($12 = '' OR worker_id = $12)
-   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
-   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
-   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
- ORDER BY id DESC LIMIT $8)
+ WHERE @archived::boolean AND NOT @by_time::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
+   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
+   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
+   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
+   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
+   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ ORDER BY id DESC LIMIT @limit)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE $9::boolean AND $18::boolean AND (cardinality($2::text[]) = 0 OR state = ANY($2::text[]))
-   AND ($3 = '' OR kind = $3) AND ($4 = '' OR queue = $4) AND ($5::text IS NULL OR tenant = $5)
-   AND ($6 = '' OR workflow_id = $6) AND ($7::bigint = 0 OR id < $7::bigint)
-   AND (cardinality($10::text[]) = 0 OR tags @> $10::text[]) AND ($11::jsonb IS NULL OR metadata @> $11::jsonb)
-   AND ($12 = '' OR worker_id = $12)
-   AND ($13 = '' OR errors @> jsonb_build_array(jsonb_build_object('type', $13::text)))
-   AND ($14::timestamptz IS NULL OR created_at >= $14) AND ($15::timestamptz IS NULL OR created_at < $15)
-   AND ($16::timestamptz IS NULL OR finished_at >= $16) AND ($17::timestamptz IS NULL OR finished_at < $17)
- ORDER BY id + 0 DESC LIMIT $8)
-ORDER BY id DESC LIMIT $8;
+ WHERE @archived::boolean AND @by_time::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
+   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
+   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
+   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
+   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
+   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ ORDER BY id + 0 DESC LIMIT @limit)
+ORDER BY id DESC LIMIT @limit;
 
 -- name: JobLiveForUpdate
-SELECT state FROM skiplock_jobs WHERE id = $1 FOR UPDATE;
+SELECT state FROM skiplock_jobs WHERE id = @id FOR UPDATE;
 
 -- name: JobArchivedState
-SELECT state FROM skiplock_jobs_archive WHERE id = $1 LIMIT 1;
+SELECT state FROM skiplock_jobs_archive WHERE id = @id LIMIT 1;
 
 -- name: JobArchiveLive
 WITH d AS (
-    DELETE FROM skiplock_jobs WHERE id = $1 AND state IN ('pending', 'scheduled', 'waiting', 'paused')
+    DELETE FROM skiplock_jobs WHERE id = @id AND state IN ('pending', 'scheduled', 'waiting', 'paused')
     RETURNING *
 )
 INSERT INTO skiplock_jobs_archive ({{cols}})
-SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now(), errors=d.errors || $2::jsonb}}
+SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now(), errors=d.errors || @errors::jsonb}}
 FROM d
 RETURNING {{cols}};
 
 -- name: JobRequestCancel
 UPDATE skiplock_jobs SET cancel_requested = true, updated_at = now()
-WHERE id = $1 AND state = 'running'
+WHERE id = @id AND state = 'running'
 RETURNING {{cols}};
 
 -- name: JobUnarchive
 WITH d AS (
-    DELETE FROM skiplock_jobs_archive WHERE id = $1 AND state IN ('failed', 'cancelled')
+    DELETE FROM skiplock_jobs_archive WHERE id = @id AND state IN ('failed', 'cancelled')
     RETURNING *
 )
 INSERT INTO skiplock_jobs ({{cols}})
@@ -279,7 +283,7 @@ RETURNING {{cols}};
 
 -- name: JobPause
 UPDATE skiplock_jobs SET state = 'paused', updated_at = now()
-WHERE id = $1 AND state IN ('pending', 'scheduled', 'waiting')
+WHERE id = @id AND state IN ('pending', 'scheduled', 'waiting')
 RETURNING {{cols}};
 
 -- name: JobResume
@@ -287,7 +291,7 @@ UPDATE skiplock_jobs j
 SET state = CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.job_id = j.id) THEN 'waiting'
                  WHEN j.run_at > now() THEN 'scheduled' ELSE 'pending' END,
     updated_at = now()
-WHERE j.id = $1 AND j.state = 'paused'
+WHERE j.id = @id AND j.state = 'paused'
 RETURNING {{cols}};
 
 -- name: JobRescueRequeue
@@ -323,8 +327,8 @@ RETURNING id, state;
 
 -- name: JobPromoteScheduled
 WITH x AS (
-    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= now() AND run_at >= $2
-    ORDER BY run_at LIMIT $1 FOR UPDATE SKIP LOCKED
+    SELECT id FROM skiplock_jobs WHERE state = 'scheduled' AND run_at <= now() AND run_at >= @since
+    ORDER BY run_at LIMIT @limit FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j SET state = 'pending', updated_at = now()
 WHERE j.id = ANY(ARRAY(SELECT id FROM x))
@@ -336,13 +340,13 @@ RETURNING j.queue;
 SELECT d.job_id, d.parent_id, a.state
 FROM skiplock_job_deps d
 CROSS JOIN LATERAL (SELECT state FROM skiplock_jobs_archive a WHERE a.id = d.parent_id LIMIT 1) a
-LIMIT $1;
+LIMIT @limit;
 
 -- name: DepsOfParents
-DELETE FROM skiplock_job_deps WHERE parent_id = ANY($1) RETURNING job_id, parent_id;
+DELETE FROM skiplock_job_deps WHERE parent_id = ANY(@parents) RETURNING job_id, parent_id;
 
 -- name: DepDelete
-DELETE FROM skiplock_job_deps WHERE job_id = $1 AND parent_id = $2;
+DELETE FROM skiplock_job_deps WHERE job_id = @job_id AND parent_id = @parent_id;
 
 -- name: JobReleaseWaiting
 UPDATE skiplock_jobs j
@@ -352,22 +356,22 @@ RETURNING j.queue;
 
 -- name: JobCancelDependent
 WITH d AS (
-    DELETE FROM skiplock_jobs WHERE id = $1 AND state IN ('waiting', 'paused') AND NOT run_on_parent_failure
+    DELETE FROM skiplock_jobs WHERE id = @id AND state IN ('waiting', 'paused') AND NOT run_on_parent_failure
     RETURNING *
 )
 INSERT INTO skiplock_jobs_archive ({{cols}})
-SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now(), errors=d.errors || jsonb_build_array(jsonb_build_object('attempt', d.attempt, 'type', 'dependency', 'message', $2::text, 'at', now(), 'retryable', false))}}
+SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now(), errors=d.errors || jsonb_build_array(jsonb_build_object('attempt', d.attempt, 'type', 'dependency', 'message', @reason::text, 'at', now(), 'retryable', false))}}
 FROM d
 RETURNING id;
 
 -- name: QueuePause
-INSERT INTO skiplock_queues (name, paused) VALUES ($1, $2)
+INSERT INTO skiplock_queues (name, paused) VALUES (@name, @paused)
 ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now();
 
 -- name: QueueExists
-SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = $1)
-    OR EXISTS (SELECT 1 FROM skiplock_jobs WHERE queue = $1)
-    OR EXISTS (SELECT 1 FROM skiplock_jobs_archive WHERE queue = $1);
+SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = @name)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs WHERE queue = @name)
+    OR EXISTS (SELECT 1 FROM skiplock_jobs_archive WHERE queue = @name);
 
 -- name: QueueCountsLive
 -- The age is a difference of epochs, not of timestamps: now() - '-infinity'
@@ -385,7 +389,7 @@ SELECT name, paused FROM skiplock_queues;
 
 -- name: LeaderAttempt
 INSERT INTO skiplock_leaders (name, leader_id, expires_at)
-VALUES ($1, $2, now() + make_interval(secs => $3::float8))
+VALUES (@name, @leader_id, now() + make_interval(secs => @ttl::float8))
 ON CONFLICT (name) DO UPDATE
 SET leader_id = EXCLUDED.leader_id, expires_at = EXCLUDED.expires_at,
     elected_at = CASE WHEN skiplock_leaders.leader_id = EXCLUDED.leader_id THEN skiplock_leaders.elected_at ELSE now() END
@@ -393,39 +397,39 @@ WHERE skiplock_leaders.leader_id = EXCLUDED.leader_id OR skiplock_leaders.expire
 RETURNING leader_id;
 
 -- name: LeaderResign
-DELETE FROM skiplock_leaders WHERE name = $1 AND leader_id = $2;
+DELETE FROM skiplock_leaders WHERE name = @name AND leader_id = @leader_id;
 
 -- name: ScheduleUpsert
 INSERT INTO skiplock_schedules (tenant, key, kind, queue, payload, every_seconds, next_run_at)
-VALUES ($1, $2, $3, $4, $5, $6, coalesce($7::timestamptz, now()))
+VALUES (@tenant, @key, @kind, @queue, @payload, @every, coalesce(@next_run_at::timestamptz, now()))
 ON CONFLICT (tenant, key) DO UPDATE
 SET kind = EXCLUDED.kind, queue = EXCLUDED.queue, payload = EXCLUDED.payload,
     every_seconds = EXCLUDED.every_seconds, next_run_at = EXCLUDED.next_run_at, updated_at = now()
 RETURNING tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at;
 
 -- name: ScheduleDelete
-DELETE FROM skiplock_schedules WHERE tenant = $1 AND key = $2;
+DELETE FROM skiplock_schedules WHERE tenant = @tenant AND key = @key;
 
 -- name: ScheduleList
 SELECT tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at
-FROM skiplock_schedules WHERE $1::text IS NULL OR tenant = $1 ORDER BY tenant, key;
+FROM skiplock_schedules WHERE @tenant::text IS NULL OR tenant = @tenant ORDER BY tenant, key;
 
 -- name: ScheduleDue
 SELECT tenant, key, kind, queue, payload, every_seconds, next_run_at, created_at, updated_at
 FROM skiplock_schedules WHERE next_run_at <= now()
-ORDER BY next_run_at LIMIT $1 FOR UPDATE SKIP LOCKED;
+ORDER BY next_run_at LIMIT @limit FOR UPDATE SKIP LOCKED;
 
 -- name: ScheduleAdvance
-UPDATE skiplock_schedules SET next_run_at = $3, updated_at = now() WHERE tenant = $1 AND key = $2;
+UPDATE skiplock_schedules SET next_run_at = @next_run_at, updated_at = now() WHERE tenant = @tenant AND key = @key;
 
 -- name: Notify
-SELECT pg_notify($1, q) FROM unnest($2::text[]) AS q;
+SELECT pg_notify(@channel, q) FROM unnest(@payloads::text[]) AS q;
 
 -- name: JobChangedSince
-(SELECT {{cols}} FROM skiplock_jobs WHERE updated_at > $1 ORDER BY updated_at LIMIT $2)
+(SELECT {{cols}} FROM skiplock_jobs WHERE updated_at > @since ORDER BY updated_at LIMIT @limit)
 UNION ALL
-(SELECT {{cols}} FROM skiplock_jobs_archive WHERE finished_at > $1 ORDER BY finished_at LIMIT $2)
-ORDER BY updated_at LIMIT $2;
+(SELECT {{cols}} FROM skiplock_jobs_archive WHERE finished_at > @since ORDER BY finished_at LIMIT @limit)
+ORDER BY updated_at LIMIT @limit;
 
 -- name: JobStatsCounts
 SELECT state, kind, count(*) FROM skiplock_jobs GROUP BY state, kind
@@ -437,24 +441,24 @@ SELECT state, count(*) FILTER (WHERE finished_at > now() - interval '1 minute'),
 FROM skiplock_jobs_archive WHERE finished_at > now() - interval '1 hour' GROUP BY state;
 
 -- name: JobActivityFinished
-SELECT floor(extract(epoch FROM finished_at - $1::timestamptz) / $2::float8)::int, state, count(*)
-FROM skiplock_jobs_archive WHERE finished_at >= $1::timestamptz GROUP BY 1, 2;
+SELECT floor(extract(epoch FROM finished_at - @since::timestamptz) / @bucket::float8)::int, state, count(*)
+FROM skiplock_jobs_archive WHERE finished_at >= @since::timestamptz GROUP BY 1, 2;
 
 -- name: JobActivityRunning
 SELECT count(*), count(DISTINCT worker_id) FROM skiplock_jobs WHERE state = 'running';
 
 -- name: TokenCreate
-INSERT INTO skiplock_tokens (name, hash, role, tenant) VALUES ($1, $2, $3, $4)
+INSERT INTO skiplock_tokens (name, hash, role, tenant) VALUES (@name, @hash, @role, @tenant)
 RETURNING id, name, hash, role, tenant, created_at;
 
 -- name: TokenByHash
-SELECT id, name, hash, role, tenant, created_at FROM skiplock_tokens WHERE hash = $1;
+SELECT id, name, hash, role, tenant, created_at FROM skiplock_tokens WHERE hash = @hash;
 
 -- name: TokenList
 SELECT id, name, hash, role, tenant, created_at FROM skiplock_tokens ORDER BY id;
 
 -- name: TokenDelete
-DELETE FROM skiplock_tokens WHERE id = $1;
+DELETE FROM skiplock_tokens WHERE id = @id;
 
 -- name: TokenCount
 SELECT count(*) FROM skiplock_tokens;
@@ -463,35 +467,35 @@ SELECT count(*) FROM skiplock_tokens;
 SELECT name, last_tick FROM skiplock_periodic;
 
 -- name: PeriodicAdvance
-INSERT INTO skiplock_periodic (name, last_tick) VALUES ($1, $2)
+INSERT INTO skiplock_periodic (name, last_tick) VALUES (@name, @last_tick)
 ON CONFLICT (name) DO UPDATE
 SET last_tick = greatest(skiplock_periodic.last_tick, EXCLUDED.last_tick), updated_at = now();
 
 -- name: JobSelectLive
--- Bulk actions page through their jobs by id; $6 is the cursor (bigint,
--- as in JobList), $5 a time or NULL.
+-- Bulk actions page through their jobs by id; @after is the cursor (bigint,
+-- as in JobList), @before a time or NULL.
 SELECT id FROM skiplock_jobs
-WHERE (cardinality($1::text[]) = 0 OR state = ANY($1::text[]))
-  AND (cardinality($2::text[]) = 0 OR kind = ANY($2::text[]))
-  AND (cardinality($3::text[]) = 0 OR queue = ANY($3::text[]))
-  AND ($4::text IS NULL OR tenant = $4::text)
-  AND ($5::timestamptz IS NULL OR created_at < $5::timestamptz)
-  AND id > $6::bigint
-ORDER BY id LIMIT $7;
+WHERE (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
+  AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
+  AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
+  AND (@tenant::text IS NULL OR tenant = @tenant::text)
+  AND (@before::timestamptz IS NULL OR created_at < @before::timestamptz)
+  AND id > @after::bigint
+ORDER BY id LIMIT @limit;
 
 -- name: JobSelectArchived
 SELECT DISTINCT id FROM skiplock_jobs_archive
-WHERE (cardinality($1::text[]) = 0 OR state = ANY($1::text[]))
-  AND (cardinality($2::text[]) = 0 OR kind = ANY($2::text[]))
-  AND (cardinality($3::text[]) = 0 OR queue = ANY($3::text[]))
-  AND ($4::text IS NULL OR tenant = $4::text)
-  AND ($5::timestamptz IS NULL OR finished_at < $5::timestamptz)
-  AND id > $6::bigint
-ORDER BY id LIMIT $7;
+WHERE (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
+  AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
+  AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
+  AND (@tenant::text IS NULL OR tenant = @tenant::text)
+  AND (@before::timestamptz IS NULL OR finished_at < @before::timestamptz)
+  AND id > @after::bigint
+ORDER BY id LIMIT @limit;
 
 -- name: JobDeleteArchived
 DELETE FROM skiplock_jobs_archive
-WHERE id = ANY($1::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
+WHERE id = ANY(@ids::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
 RETURNING id;
 
 -- name: JobMetricsLive
@@ -502,19 +506,19 @@ FROM skiplock_jobs GROUP BY queue, kind, state;
 
 -- name: JobMetricsFinished
 SELECT queue, kind, state, count(*) FROM skiplock_jobs_archive
-WHERE finished_at > now() - make_interval(secs => $1) GROUP BY queue, kind, state;
+WHERE finished_at > now() - make_interval(secs => @window) GROUP BY queue, kind, state;
 
 -- name: CounterList
 SELECT name, value FROM skiplock_counters;
 
 -- name: CounterAdd
-INSERT INTO skiplock_counters (name, value) VALUES ($1, $2)
+INSERT INTO skiplock_counters (name, value) VALUES (@name, @value)
 ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
 -- Pausing running jobs, and the requests a running job's process looks for.
 
 -- name: JobRequestPause
 UPDATE skiplock_jobs SET pause_requested = true, updated_at = now()
-WHERE id = $1 AND state = 'running' AND NOT cancel_requested
+WHERE id = @id AND state = 'running' AND NOT cancel_requested
 RETURNING {{cols}};
 
 -- name: JobPauseHeld
@@ -522,7 +526,7 @@ RETURNING {{cols}};
 UPDATE skiplock_jobs
 SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = false,
     updated_at = now()
-WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running' AND pause_requested AND NOT cancel_requested
+WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running' AND pause_requested AND NOT cancel_requested
 RETURNING {{cols}};
 
 -- name: JobRescuePaused
@@ -533,20 +537,57 @@ SET state = 'paused', attempt = j.attempt - 1, worker_id = NULL, lease_until = N
     updated_at = now()
 WHERE j.id = ANY(ARRAY(
     SELECT id FROM skiplock_jobs
-    WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND pause_requested AND NOT cancel_requested
-    ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED))
+    WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND pause_requested AND NOT cancel_requested
+    ORDER BY lease_until LIMIT @limit FOR UPDATE SKIP LOCKED))
 RETURNING j.id;
 
 -- name: JobStopRequests
 SELECT id, cancel_requested, pause_requested FROM skiplock_jobs
-WHERE id = ANY($1::bigint[]) AND state = 'running' AND (cancel_requested OR pause_requested);
+WHERE id = ANY(@ids::bigint[]) AND state = 'running' AND (cancel_requested OR pause_requested);
 
 -- The stored contract set.
 
 -- name: ContractsPut
-INSERT INTO skiplock_contracts (version, source, digest, strict, kinds)
-SELECT coalesce(max(version), 0) + 1, $1, $2, $3, $4 FROM skiplock_contracts
+INSERT INTO skiplock_contracts (version, source, digest, strict, kinds, defaults)
+SELECT coalesce(max(version), 0) + 1, @source, @digest, @strict, @kinds, @defaults FROM skiplock_contracts
 RETURNING version, source, digest, strict, kinds, applied_at;
 
 -- name: ContractsCurrent
 SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contracts ORDER BY version DESC LIMIT 1;
+
+-- name: JobFailHeld
+-- A failed attempt of a held job in one statement (see driver.FailStore):
+-- h locks the job and decides; kept pauses or retries it, d and a finish
+-- it, each by primary key. The entry's retryable says what was decided.
+-- The last column tells whether a finished job has dependents to settle.
+WITH h AS (
+    SELECT id, cancel_requested, pause_requested AND NOT cancel_requested AS pause,
+           @retryable::boolean AND attempt <= max_retries AS retryable,
+           now() + make_interval(secs => coalesce((@waits::float8[])[array_position(@wait_kinds::text[], kind)],
+               @wait::float8)) AS run_at
+    FROM skiplock_jobs
+    WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
+    FOR UPDATE
+), kept AS (
+    UPDATE skiplock_jobs j
+    SET state = CASE WHEN h.pause THEN 'paused' WHEN h.run_at <= now() THEN 'pending' ELSE 'scheduled' END,
+        run_at = CASE WHEN h.pause THEN j.run_at ELSE h.run_at END,
+        attempt = j.attempt - CASE WHEN h.pause THEN 1 ELSE 0 END,
+        errors = CASE WHEN h.pause THEN j.errors ELSE j.errors || jsonb_set(@error::jsonb, ARRAY['0', 'retryable'], 'true') END,
+        worker_id = NULL, lease_until = NULL, pause_requested = false, updated_at = now()
+    FROM h
+    WHERE j.id = h.id AND (h.pause OR (h.retryable AND NOT h.cancel_requested))
+    RETURNING {{cols j:}}
+), d AS (
+    DELETE FROM skiplock_jobs j USING h
+    WHERE j.id = h.id AND NOT h.pause AND NOT (h.retryable AND NOT h.cancel_requested)
+    RETURNING j.*, h.retryable AS entry_retryable
+), a AS (
+    INSERT INTO skiplock_jobs_archive ({{cols}})
+    SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'failed' END, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || jsonb_set(@error::jsonb, ARRAY['0', 'retryable'], to_jsonb(d.entry_retryable))}}
+    FROM d
+    RETURNING {{cols}}
+)
+SELECT {{cols}}, false FROM kept
+UNION ALL
+SELECT {{cols a:}}, EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.parent_id = a.id) FROM a;

@@ -5,22 +5,24 @@ import (
 	"sort"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skiplock/skiplock/driver"
 )
 
 func (e executor) QueuePause(ctx context.Context, name string) error {
-	_, err := e.q.Exec(ctx, q("QueuePause"), name, true)
+	_, err := e.q.Exec(ctx, queuePause.SQL, queuePause.Args(queuePauseArgs{name, true})...)
 	return err
 }
 
 func (e executor) QueueResume(ctx context.Context, name string) error {
-	_, err := e.q.Exec(ctx, q("QueuePause"), name, false)
+	_, err := e.q.Exec(ctx, queuePause.SQL, queuePause.Args(queuePauseArgs{name, false})...)
 	return err
 }
 
 func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
 	var ok bool
-	err := e.q.QueryRow(ctx, q("QueueExists"), name).Scan(&ok)
+	err := e.q.QueryRow(ctx, queueExists.SQL, queueExists.Args(nameArg{name})...).Scan(&ok)
 	return ok, err
 }
 
@@ -29,10 +31,12 @@ func (e executor) QueueNotify(ctx context.Context, queues []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = e.q.Exec(ctx, q("Notify"), ch, queues)
+	_, err = e.q.Exec(ctx, notify.SQL, notify.Args(notifyArgs{ch, queues})...)
 	return err
 }
 
+// QueueList sends its statements as one pipeline: one round trip, not one
+// a statement.
 func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.QueueInfo, error) {
 	byName := map[string]*driver.QueueInfo{}
 	get := func(name string) *driver.QueueInfo {
@@ -41,47 +45,42 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 		}
 		return byName[name]
 	}
-	rows, err := e.q.Query(ctx, q("QueueSettings"))
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var name string
-		var paused bool
-		if err := rows.Scan(&name, &paused); err != nil {
-			rows.Close()
-			return nil, err
+	b := &pgx.Batch{}
+	b.Queue(q("QueueSettings")).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var name string
+			var paused bool
+			if err := rows.Scan(&name, &paused); err != nil {
+				return err
+			}
+			get(name).Paused = paused
 		}
-		get(name).Paused = paused
-	}
-	rows.Close()
+		return rows.Err()
+	})
 	stmts := []string{"QueueCountsLive"}
 	if withArchive {
 		stmts = append(stmts, "QueueCountsArchive")
 	}
 	for _, stmt := range stmts {
-		rows, err := e.q.Query(ctx, q(stmt))
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var name, state string
-			var n int64
-			var age float64
-			if err := rows.Scan(&name, &state, &n, &age); err != nil {
-				rows.Close()
-				return nil, err
+		b.Queue(q(stmt)).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var name, state string
+				var n int64
+				var age float64
+				if err := rows.Scan(&name, &state, &n, &age); err != nil {
+					return err
+				}
+				qi := get(name)
+				qi.Counts[driver.JobState(state)] += n
+				if age := fromSecs(age); state == string(driver.StatePending) && age > 0 {
+					qi.OldestPendingAge = age
+				}
 			}
-			qi := get(name)
-			qi.Counts[driver.JobState(state)] += n
-			if age := fromSecs(age); state == string(driver.StatePending) && age > 0 {
-				qi.OldestPendingAge = age
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+			return rows.Err()
+		})
+	}
+	if err := e.q.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
 	}
 	out := make([]driver.QueueInfo, 0, len(byName))
 	for _, qi := range byName {
@@ -92,7 +91,7 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 }
 
 func (e executor) LeaderAttempt(ctx context.Context, name, id string, ttl time.Duration) (bool, error) {
-	rows, err := e.q.Query(ctx, q("LeaderAttempt"), name, id, secs(ttl))
+	rows, err := e.q.Query(ctx, leaderAttempt.SQL, leaderAttempt.Args(leaderArgs{name, id, secs(ttl)})...)
 	if err != nil {
 		return false, err
 	}
@@ -101,6 +100,39 @@ func (e executor) LeaderAttempt(ctx context.Context, name, id string, ttl time.D
 }
 
 func (e executor) LeaderResign(ctx context.Context, name, id string) error {
-	_, err := e.q.Exec(ctx, q("LeaderResign"), name, id)
+	_, err := e.q.Exec(ctx, leaderResign.SQL, leaderResign.Args(resignArgs{name, id})...)
 	return err
+}
+
+var (
+	queuePause    = bind[queuePauseArgs]("QueuePause")
+	queueExists   = bind[nameArg]("QueueExists")
+	notify        = bind[notifyArgs]("Notify")
+	leaderAttempt = bind[leaderArgs]("LeaderAttempt")
+	leaderResign  = bind[resignArgs]("LeaderResign")
+)
+
+type nameArg struct {
+	Name string `sql:"name"`
+}
+
+type queuePauseArgs struct {
+	Name   string `sql:"name"`
+	Paused bool   `sql:"paused"`
+}
+
+type notifyArgs struct {
+	Channel  string   `sql:"channel"`
+	Payloads []string `sql:"payloads"`
+}
+
+type resignArgs struct {
+	Name     string `sql:"name"`
+	LeaderID string `sql:"leader_id"`
+}
+
+type leaderArgs struct {
+	Name     string  `sql:"name"`
+	LeaderID string  `sql:"leader_id"`
+	TTL      float64 `sql:"ttl"`
 }

@@ -22,7 +22,7 @@ const detachLockTimeout = "1s"
 
 // ArchiveSummary groups the archive; see driver.RetentionStore.
 func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.ArchiveGroup, error) {
-	rows, err := e.q.Query(ctx, q("ArchiveSummary"), now)
+	rows, err := e.q.Query(ctx, archiveSummary.SQL, archiveSummary.Args(nowArg{now})...)
 	if err != nil {
 		return nil, fmt.Errorf("archive summary: %w", err)
 	}
@@ -38,8 +38,9 @@ func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.A
 // ArchiveCountBefore counts part of one group; see driver.RetentionStore.
 func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before, now time.Time) (driver.ArchiveGroup, error) {
 	out := driver.ArchiveGroup{Day: g.Day, State: g.State, Queue: g.Queue, Kind: g.Kind}
-	err := e.q.QueryRow(ctx, q("ArchiveCountBefore"), g.Day, string(g.State), g.Queue, g.Kind,
-		g.Day.Add(24*time.Hour), before, now).Scan(&out.Jobs, &out.Held, scanTime(&out.Oldest), scanTime(&out.Newest), &out.Bytes)
+	args := archiveCountBefore.Args(countBeforeArgs{g.Day, string(g.State), g.Queue, g.Kind,
+		g.Day.Add(24 * time.Hour), before, now})
+	err := e.q.QueryRow(ctx, archiveCountBefore.SQL, args...).Scan(&out.Jobs, &out.Held, scanTime(&out.Oldest), scanTime(&out.Newest), &out.Bytes)
 	if err != nil {
 		return out, fmt.Errorf("archive count: %w", err)
 	}
@@ -73,7 +74,7 @@ func (e executor) ArchiveExpired(ctx context.Context, p driver.ExpiredParams) ([
 	if p.After != nil {
 		after = p.After.ID
 	}
-	rows, err := e.q.Query(ctx, q("ArchiveExpired"), p.From, p.To, p.Before, p.Now, after, p.Limit)
+	rows, err := e.q.Query(ctx, archiveExpired.SQL, archiveExpired.Args(expiredArgs{p.From, p.To, p.Before, p.Now, after, p.Limit})...)
 	if err != nil {
 		return nil, fmt.Errorf("archive expired: %w", err)
 	}
@@ -88,7 +89,7 @@ func (e executor) ArchiveExpired(ctx context.Context, p driver.ExpiredParams) ([
 
 // ArchiveJobs answers archived jobs by id; see driver.RetentionStore.
 func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	jobs, err := scanJobs(e.q.Query(ctx, q("ArchiveJobs"), ids))
+	jobs, err := scanJobs(e.q.Query(ctx, archiveJobs.SQL, archiveJobs.Args(idsArg{ids})...))
 	if err != nil {
 		return nil, fmt.Errorf("archive jobs: %w", err)
 	}
@@ -97,7 +98,7 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 
 // ArchiveDelete deletes archived jobs; see driver.RetentionStore.
 func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
-	rows, err := e.q.Query(ctx, q("RetentionDelete"), ids, from, to, now)
+	rows, err := e.q.Query(ctx, retentionDelete.SQL, retentionDelete.Args(retentionDeleteArgs{ids, from, to, now})...)
 	if err != nil {
 		return nil, fmt.Errorf("delete archived jobs: %w", err)
 	}
@@ -160,12 +161,13 @@ func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (int
 	}
 	var id int64
 	err = e.inTx(ctx, func(tx executor) error {
-		err := tx.q.QueryRow(ctx, q("JanitorRunSave"), r.StartedAt, r.FinishedAt, r.Runner, r.DryRun, r.Forced,
-			r.Outcome, r.Message, r.Jobs, string(byState), r.Partitions, r.Bytes, r.Vaulted).Scan(&id)
+		args := janitorRunSave.Args(janitorRunArgs{r.StartedAt, r.FinishedAt, r.Runner, r.DryRun, r.Forced,
+			r.Outcome, r.Message, r.Jobs, string(byState), r.Partitions, r.Bytes, r.Vaulted})
+		err := tx.q.QueryRow(ctx, janitorRunSave.SQL, args...).Scan(&id)
 		if err != nil {
 			return err
 		}
-		_, err = tx.q.Exec(ctx, q("JanitorRunTrim"), driver.JanitorRunsKept)
+		_, err = tx.q.Exec(ctx, janitorRunTrim.SQL, janitorRunTrim.Args(keepArg{driver.JanitorRunsKept})...)
 		return err
 	})
 	if err != nil {
@@ -176,7 +178,7 @@ func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (int
 
 // JanitorRunList answers the newest runs; see driver.RetentionStore.
 func (e executor) JanitorRunList(ctx context.Context, limit int) ([]*driver.JanitorRun, error) {
-	rows, err := e.q.Query(ctx, q("JanitorRunList"), limit)
+	rows, err := e.q.Query(ctx, janitorRunList.SQL, janitorRunList.Args(limitArg{limit})...)
 	if err != nil {
 		return nil, fmt.Errorf("list janitor runs: %w", err)
 	}
@@ -197,4 +199,65 @@ func orEmpty(m map[driver.JobState]int64) map[driver.JobState]int64 {
 		return map[driver.JobState]int64{}
 	}
 	return m
+}
+
+var (
+	archiveSummary     = bind[nowArg]("ArchiveSummary")
+	archiveCountBefore = bind[countBeforeArgs]("ArchiveCountBefore")
+	archiveExpired     = bind[expiredArgs]("ArchiveExpired")
+	archiveJobs        = bind[idsArg]("ArchiveJobs")
+	retentionDelete    = bind[retentionDeleteArgs]("RetentionDelete")
+	janitorRunSave     = bind[janitorRunArgs]("JanitorRunSave")
+	janitorRunTrim     = bind[keepArg]("JanitorRunTrim")
+	janitorRunList     = bind[limitArg]("JanitorRunList")
+)
+
+// nowArg is the time a window key is open at.
+type nowArg struct {
+	Now time.Time `sql:"now"`
+}
+
+type countBeforeArgs struct {
+	Day    time.Time `sql:"day"`
+	State  string    `sql:"state"`
+	Queue  string    `sql:"queue"`
+	Kind   string    `sql:"kind"`
+	DayEnd time.Time `sql:"day_end"`
+	Before time.Time `sql:"before"`
+	Now    time.Time `sql:"now"`
+}
+
+type expiredArgs struct {
+	From   time.Time `sql:"from"`
+	To     time.Time `sql:"to"`
+	Before time.Time `sql:"before"`
+	Now    time.Time `sql:"now"`
+	After  int64     `sql:"after"`
+	Limit  int       `sql:"limit"`
+}
+
+type retentionDeleteArgs struct {
+	IDs  []int64   `sql:"ids"`
+	From time.Time `sql:"from"`
+	To   time.Time `sql:"to"`
+	Now  time.Time `sql:"now"`
+}
+
+type janitorRunArgs struct {
+	StartedAt  time.Time `sql:"started_at"`
+	FinishedAt time.Time `sql:"finished_at"`
+	Runner     string    `sql:"runner"`
+	DryRun     bool      `sql:"dry_run"`
+	Forced     bool      `sql:"forced"`
+	Outcome    string    `sql:"outcome"`
+	Message    string    `sql:"message"`
+	Jobs       int64     `sql:"jobs"`
+	ByState    string    `sql:"by_state"`
+	Partitions int       `sql:"partitions"`
+	Bytes      int64     `sql:"bytes"`
+	Vaulted    int64     `sql:"vaulted"`
+}
+
+type keepArg struct {
+	Keep int `sql:"keep"`
 }

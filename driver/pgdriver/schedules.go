@@ -23,8 +23,8 @@ func (e executor) ScheduleUpsert(ctx context.Context, s *driver.Schedule) (*driv
 	if !s.NextRunAt.IsZero() {
 		next = &s.NextRunAt
 	}
-	rows, err := e.q.Query(ctx, q("ScheduleUpsert"), s.Tenant, s.Key, s.Kind, s.Queue, jsonOr(s.Payload, "{}"),
-		secs(s.Every), next)
+	rows, err := e.q.Query(ctx, scheduleUpsert.SQL, scheduleUpsert.Args(scheduleArgs{s.Tenant, s.Key, s.Kind, s.Queue,
+		jsonOr(s.Payload, "{}"), secs(s.Every), next})...)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ func (e executor) ScheduleUpsert(ctx context.Context, s *driver.Schedule) (*driv
 }
 
 func (e executor) ScheduleDelete(ctx context.Context, tenant, key string) error {
-	tag, err := e.q.Exec(ctx, q("ScheduleDelete"), tenant, key)
+	tag, err := e.q.Exec(ctx, scheduleDelete.SQL, scheduleDelete.Args(keyArgs{tenant, key})...)
 	if err == nil && tag.RowsAffected() == 0 {
 		return driver.ErrNotFound
 	}
@@ -40,7 +40,7 @@ func (e executor) ScheduleDelete(ctx context.Context, tenant, key string) error 
 }
 
 func (e executor) ScheduleList(ctx context.Context, tenant *string) ([]*driver.Schedule, error) {
-	rows, err := e.q.Query(ctx, q("ScheduleList"), tenant)
+	rows, err := e.q.Query(ctx, scheduleList.SQL, scheduleList.Args(tenantArg{tenant})...)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (e executor) ScheduleList(ctx context.Context, tenant *string) ([]*driver.S
 }
 
 func (e executor) ScheduleDue(ctx context.Context, limit int) ([]*driver.Schedule, error) {
-	rows, err := e.q.Query(ctx, q("ScheduleDue"), limit)
+	rows, err := e.q.Query(ctx, scheduleDue.SQL, scheduleDue.Args(limitArg{limit})...)
 	if err != nil {
 		return nil, err
 	}
@@ -56,6 +56,34 @@ func (e executor) ScheduleDue(ctx context.Context, limit int) ([]*driver.Schedul
 }
 
 func (e executor) ScheduleAdvance(ctx context.Context, tenant, key string, next time.Time) error {
-	_, err := e.q.Exec(ctx, q("ScheduleAdvance"), tenant, key, next)
+	_, err := e.q.Exec(ctx, scheduleAdvance.SQL, scheduleAdvance.Args(advanceArgs{keyArgs{tenant, key}, next})...)
 	return err
+}
+
+var (
+	scheduleUpsert  = bind[scheduleArgs]("ScheduleUpsert")
+	scheduleDelete  = bind[keyArgs]("ScheduleDelete")
+	scheduleList    = bind[tenantArg]("ScheduleList")
+	scheduleDue     = bind[limitArg]("ScheduleDue")
+	scheduleAdvance = bind[advanceArgs]("ScheduleAdvance")
+)
+
+type scheduleArgs struct {
+	Tenant    string     `sql:"tenant"`
+	Key       string     `sql:"key"`
+	Kind      string     `sql:"kind"`
+	Queue     string     `sql:"queue"`
+	Payload   string     `sql:"payload"`
+	Every     float64    `sql:"every"`
+	NextRunAt *time.Time `sql:"next_run_at"`
+}
+
+// tenantArg is a tenant, or nil for every tenant.
+type tenantArg struct {
+	Tenant *string `sql:"tenant"`
+}
+
+type advanceArgs struct {
+	keyArgs
+	NextRunAt time.Time `sql:"next_run_at"`
 }

@@ -2,6 +2,7 @@ package pgdriver
 
 import (
 	_ "embed"
+	"time"
 
 	"github.com/skiplock/skiplock/driver/sqlset"
 )
@@ -17,7 +18,37 @@ var queriesSQL string
 //go:embed retention.sql
 var retentionSQL string
 
-// queries are the driver's statements, expanded once at start-up.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+fairSQL, sqlset.JobColumns)
+// queries are the driver's statements, expanded once at start-up, their
+// @name parameters numbered $1, $2, … so that they prepare and plan as
+// written.
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+fairSQL, sqlset.JobColumns, sqlset.Numbered("$"))
 
-func q(name string) string { return queries.Get(name) }
+// q answers a statement that numbers its own parameters (or has none).
+func q(name string) string { return queries.Positional(name) }
+
+// bind ties a statement with named parameters to the struct of its
+// arguments; a mismatch stops the package at load (see sqlset.Bind).
+func bind[A any](name string) sqlset.Stmt[A] { return sqlset.Bind[A](queries, name) }
+
+// The arguments several statements share.
+type (
+	idArg struct {
+		ID int64 `sql:"id"`
+	}
+	idsArg struct {
+		IDs []int64 `sql:"ids"`
+	}
+	heldArgs struct {
+		ID       int64  `sql:"id"`
+		Attempt  int    `sql:"attempt"`
+		WorkerID string `sql:"worker_id"`
+	}
+	limitArg struct {
+		Limit int `sql:"limit"`
+	}
+	// pageArgs pick up to Limit jobs whose time is at or after Since.
+	pageArgs struct {
+		Limit int       `sql:"limit"`
+		Since time.Time `sql:"since"`
+	}
+)

@@ -9,12 +9,12 @@ import (
 
 // JobRequestPause asks a running job to pause; see driver.StopStore.
 func (e executor) JobRequestPause(ctx context.Context, id int64) (*driver.Job, error) {
-	return scanOne(e.q.QueryRow(ctx, q("JobRequestPause"), id))
+	return scanOne(e.q.QueryRow(ctx, jobRequestPause.SQL, jobRequestPause.Args(idArg{id})...))
 }
 
 // JobPauseHeld pauses a held job asked to pause; see driver.StopStore.
 func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobPauseHeld"), h.ID, h.Attempt, h.WorkerID))
+	j, err := scanOne(e.q.QueryRow(ctx, jobPauseHeld.SQL, jobPauseHeld.Args(heldArgs(h))...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -23,7 +23,7 @@ func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.J
 
 // JobStopRequests answers the cancel and pause requests of running jobs.
 func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.StopRequest, error) {
-	rows, err := e.q.Query(ctx, q("JobStopRequests"), ids)
+	rows, err := e.q.Query(ctx, jobStopRequests.SQL, jobStopRequests.Args(idsArg{ids})...)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.St
 // rescuePaused pauses jobs asked to pause whose lease expired (JobRescue
 // runs it first: their workers stopped, or died).
 func (e executor) rescuePaused(ctx context.Context, limit int, since time.Time) (int, error) {
-	rows, err := e.q.Query(ctx, q("JobRescuePaused"), limit, since)
+	rows, err := e.q.Query(ctx, jobRescuePaused.SQL, jobRescuePaused.Args(pageArgs{limit, since})...)
 	if err != nil {
 		return 0, err
 	}
@@ -53,3 +53,10 @@ func (e executor) rescuePaused(ctx context.Context, limit int, since time.Time) 
 	}
 	return n, rows.Err()
 }
+
+var (
+	jobRequestPause = bind[idArg]("JobRequestPause")
+	jobPauseHeld    = bind[heldArgs]("JobPauseHeld")
+	jobStopRequests = bind[idsArg]("JobStopRequests")
+	jobRescuePaused = bind[pageArgs]("JobRescuePaused")
+)

@@ -10,7 +10,7 @@ import (
 )
 
 func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*driver.Job, error) {
-	return scanJobs(e.q.Query(ctx, q("JobChangedSince"), since, limit))
+	return scanJobs(e.q.Query(ctx, jobChangedSince.SQL, jobChangedSince.Args(changedArgs{since, limit})...))
 }
 
 func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
@@ -61,7 +61,7 @@ func scanToken(r pgx.CollectableRow) (*driver.Token, error) {
 }
 
 func (e executor) TokenCreate(ctx context.Context, t *driver.Token) (*driver.Token, error) {
-	rows, err := e.q.Query(ctx, q("TokenCreate"), t.Name, t.Hash, t.Role, t.Tenant)
+	rows, err := e.q.Query(ctx, tokenCreate.SQL, tokenCreate.Args(tokenArgs{t.Name, t.Hash, t.Role, t.Tenant})...)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (e executor) TokenCreate(ctx context.Context, t *driver.Token) (*driver.Tok
 }
 
 func (e executor) TokenByHash(ctx context.Context, hash string) (*driver.Token, error) {
-	rows, err := e.q.Query(ctx, q("TokenByHash"), hash)
+	rows, err := e.q.Query(ctx, tokenByHash.SQL, tokenByHash.Args(hashArg{hash})...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +89,7 @@ func (e executor) TokenList(ctx context.Context) ([]*driver.Token, error) {
 }
 
 func (e executor) TokenDelete(ctx context.Context, id int64) error {
-	tag, err := e.q.Exec(ctx, q("TokenDelete"), id)
+	tag, err := e.q.Exec(ctx, tokenDelete.SQL, tokenDelete.Args(idArg{id})...)
 	if err == nil && tag.RowsAffected() == 0 {
 		return driver.ErrNotFound
 	}
@@ -102,24 +102,55 @@ func (e executor) TokenCount(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// JobActivity sends its two statements as one pipeline (see QueueList).
 func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
 	a := &driver.Activity{}
-	rows, err := e.q.Query(ctx, q("JobActivityFinished"), since, bucket.Seconds())
-	if err != nil {
-		return nil, err
-	}
-	a.Finished, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ActivityCount, error) {
-		var c driver.ActivityCount
-		var state string
-		err := r.Scan(&c.Bucket, &state, &c.N)
-		c.State = driver.JobState(state)
-		return c, err
+	b := &pgx.Batch{}
+	b.Queue(jobActivityFinished.SQL, jobActivityFinished.Args(activityArgs{since, bucket.Seconds()})...).Query(func(rows pgx.Rows) error {
+		var err error
+		a.Finished, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ActivityCount, error) {
+			var c driver.ActivityCount
+			var state string
+			err := r.Scan(&c.Bucket, &state, &c.N)
+			c.State = driver.JobState(state)
+			return c, err
+		})
+		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	if err := e.q.QueryRow(ctx, q("JobActivityRunning")).Scan(&a.Running, &a.RunningWorkers); err != nil {
+	b.Queue(q("JobActivityRunning")).QueryRow(func(row pgx.Row) error {
+		return row.Scan(&a.Running, &a.RunningWorkers)
+	})
+	if err := e.q.SendBatch(ctx, b).Close(); err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+var (
+	jobChangedSince     = bind[changedArgs]("JobChangedSince")
+	tokenCreate         = bind[tokenArgs]("TokenCreate")
+	tokenByHash         = bind[hashArg]("TokenByHash")
+	tokenDelete         = bind[idArg]("TokenDelete")
+	jobActivityFinished = bind[activityArgs]("JobActivityFinished")
+)
+
+type changedArgs struct {
+	Since time.Time `sql:"since"`
+	Limit int       `sql:"limit"`
+}
+
+type tokenArgs struct {
+	Name   string `sql:"name"`
+	Hash   string `sql:"hash"`
+	Role   string `sql:"role"`
+	Tenant string `sql:"tenant"`
+}
+
+type hashArg struct {
+	Hash string `sql:"hash"`
+}
+
+type activityArgs struct {
+	Since  time.Time `sql:"since"`
+	Bucket float64   `sql:"bucket"` // seconds
 }

@@ -120,3 +120,41 @@ func BenchmarkEndToEnd(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "jobs/s")
 }
+
+// BenchmarkJobListByKey finds a job by its idempotency key among 1,000,000
+// archived jobs, with and without its tenant:
+// go test ./driver/sqlitedriver -run '^$' -bench JobListByKey
+func BenchmarkJobListByKey(b *testing.B) {
+	d := sqlitetest.New(b)
+	ctx := context.Background()
+	_, err := d.DB().ExecContext(ctx, `
+WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1000000)
+INSERT INTO skiplock_jobs_archive (id, kind, queue, state, attempt, run_at, created_at, started_at, finished_at,
+    updated_at, tenant, idempotency_key)
+SELECT i, 'crawl', 'default', 'completed', 1, t, t, t, t, t, 't' || (i % 10), 'order-' || i
+FROM (SELECT i, 1700000000000000 + i * 500000 AS t FROM s)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tenant := "t2"
+	for _, c := range []struct {
+		name string
+		p    driver.ListParams
+	}{
+		{"key", driver.ListParams{IdempotencyKey: "order-424242"}},
+		{"key_and_tenant", driver.ListParams{IdempotencyKey: "order-424242", Tenant: &tenant}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			c.p.Limit = 51
+			for b.Loop() {
+				jobs, err := d.JobList(ctx, c.p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(jobs) != 1 {
+					b.Fatalf("%d jobs, want 1", len(jobs))
+				}
+			}
+		})
+	}
+}

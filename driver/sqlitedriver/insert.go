@@ -185,7 +185,7 @@ func (e executor) insertActive(ctx context.Context, p *driver.InsertParams, args
 func (e executor) insertWindowed(ctx context.Context, p *driver.InsertParams, args []any, nowUS int64) (driver.InsertResult, error) {
 	tenant, key := sql.Named("tenant", p.Tenant), sql.Named("key", p.IdempotencyKey)
 	var holder, expires int64
-	err := e.w.QueryRowContext(ctx, q("UniqueKeyHolder"), tenant, key).Scan(&holder, &expires)
+	err := e.w.QueryRowContext(ctx, q("UniqueKeyHolder"), named("UniqueKeyHolder", tenant, key)...).Scan(&holder, &expires)
 	if err != nil && err != sql.ErrNoRows {
 		return driver.InsertResult{}, err
 	}

@@ -179,7 +179,7 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 // writer holds the lock); ErrLeaseLost when it is not held.
 func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
 	var cancelRequested bool
-	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), held(h)...).Scan(&cancelRequested)
+	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), named("JobHeldCancel", held(h)...)...).Scan(&cancelRequested)
 	if err == sql.ErrNoRows {
 		return false, driver.ErrLeaseLost
 	}
@@ -231,10 +231,22 @@ func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
 }
 
 func (e executor) jobGet(ctx context.Context, on querier, id int64) (*driver.Job, error) {
-	return scanOne(on.QueryContext(ctx, q("JobGet"), sql.Named("id", id)))
+	return scanOne(on.QueryContext(ctx, q("JobGet"), named("JobGet", sql.Named("id", id))...))
 }
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	args, err := jobListArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.IdempotencyKey != "" {
+		return scanJobs(e.r.QueryContext(ctx, jobListByKey, named("JobList", args...)...))
+	}
+	return scanJobs(e.rquery(ctx, "JobList", args...))
+}
+
+// jobListArgs are the parameters of JobList for p.
+func jobListArgs(p driver.ListParams) ([]any, error) {
 	live, archived := len(p.States) == 0, len(p.States) == 0
 	states := make([]string, len(p.States))
 	for i, s := range p.States {
@@ -259,14 +271,14 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	} else if m != nil {
 		meta = string(m)
 	}
-	return scanJobs(e.rquery(ctx, "JobList", sql.Named("live", live), sql.Named("archived", archived),
+	return []any{sql.Named("live", live), sql.Named("archived", archived),
 		sql.Named("states_any", len(states) == 0), sql.Named("states", jsonText(states)),
 		sql.Named("kind", p.Kind), sql.Named("queue", p.Queue), sql.Named("tenant", tenant),
 		sql.Named("workflow", p.WorkflowID), sql.Named("before", p.BeforeID), sql.Named("limit", limit),
 		sql.Named("tags", tags), sql.Named("meta", meta), sql.Named("worker", p.WorkerID),
 		sql.Named("etype", p.ErrorType), sql.Named("created_from", optMicros(p.CreatedAfter)),
 		sql.Named("created_to", optMicros(p.CreatedBefore)), sql.Named("finished_from", optMicros(p.FinishedAfter)),
-		sql.Named("finished_to", optMicros(p.FinishedBefore))))
+		sql.Named("finished_to", optMicros(p.FinishedBefore)), sql.Named("key", p.IdempotencyKey)}, nil
 }
 
 // optMicros answers a time as stored (unix microseconds), nil for zero.
@@ -306,14 +318,14 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 // an unknown one ErrNotFound.
 func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
-	err := e.w.QueryRowContext(ctx, q("JobLiveState"), sql.Named("id", id)).Scan(&st)
+	err := e.w.QueryRowContext(ctx, q("JobLiveState"), named("JobLiveState", sql.Named("id", id))...).Scan(&st)
 	if err == nil {
 		return driver.JobState(st), nil
 	}
 	if err != sql.ErrNoRows {
 		return "", err
 	}
-	err = e.w.QueryRowContext(ctx, q("JobArchivedState"), sql.Named("id", id)).Scan(&st)
+	err = e.w.QueryRowContext(ctx, q("JobArchivedState"), named("JobArchivedState", sql.Named("id", id))...).Scan(&st)
 	if err == sql.ErrNoRows {
 		return "", driver.ErrNotFound
 	}

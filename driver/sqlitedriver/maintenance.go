@@ -129,7 +129,7 @@ func (e executor) CancelDependent(ctx context.Context, child int64, reason strin
 
 func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
-	err := e.w.QueryRowContext(ctx, q("JobArchivedState"), sql.Named("id", id)).Scan(&st)
+	err := e.w.QueryRowContext(ctx, q("JobArchivedState"), named("JobArchivedState", sql.Named("id", id))...).Scan(&st)
 	return driver.JobState(st), err
 }
 

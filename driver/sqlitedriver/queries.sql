@@ -144,6 +144,11 @@ LIMIT 1;
 
 -- name: JobList
 -- Metadata keys are quoted into a JSON path; the client refuses keys with '"'.
+-- SQLite plans a statement once, whatever its parameters: of the archive's
+-- four branches one runs, each reading the archive by its access path (the
+-- worker's index, created_at's, finished_at's, else ids newest first), so
+-- that a listing by worker or time does not read the whole archive.
+-- Given a key, the driver runs a copy whose key term is plain (jobListByKey).
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs
     WHERE @live AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
@@ -154,15 +159,15 @@ SELECT * FROM (
       AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
             WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
                OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker)
+      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
       AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
       AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
       AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
     ORDER BY id DESC LIMIT @limit)
 UNION ALL
 SELECT * FROM (
-    SELECT {{cols}} FROM skiplock_jobs_archive
-    WHERE @archived AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
+    SELECT {{cols}} FROM skiplock_jobs_archive INDEXED BY skiplock_jobs_archive_worker
+    WHERE @archived AND @worker <> '' AND worker_id = @worker AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
       AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
       AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
       AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
@@ -170,7 +175,61 @@ SELECT * FROM (
       AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
             WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
                OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker)
+      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
+      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
+      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
+      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    ORDER BY id DESC LIMIT @limit)
+UNION ALL
+SELECT * FROM (
+    SELECT {{cols}} FROM skiplock_jobs_archive INDEXED BY skiplock_jobs_archive_created
+    WHERE @archived AND @worker = '' AND (@created_from IS NOT NULL OR @created_to IS NOT NULL)
+      AND created_at >= coalesce(@created_from, -9223372036854775808)
+      AND created_at < coalesce(@created_to, 9223372036854775807) AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
+      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
+      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
+            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
+               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
+      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
+      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
+      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
+      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    ORDER BY id DESC LIMIT @limit)
+UNION ALL
+SELECT * FROM (
+    SELECT {{cols}} FROM skiplock_jobs_archive INDEXED BY skiplock_jobs_archive_finished
+    WHERE @archived AND @worker = '' AND @created_from IS NULL AND @created_to IS NULL
+      AND (@finished_from IS NOT NULL OR @finished_to IS NOT NULL)
+      AND finished_at >= coalesce(@finished_from, -9223372036854775808)
+      AND finished_at < coalesce(@finished_to, 9223372036854775807) AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
+      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
+      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
+            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
+               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
+      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
+      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
+      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
+      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    ORDER BY id DESC LIMIT @limit)
+UNION ALL
+SELECT * FROM (
+    SELECT {{cols}} FROM skiplock_jobs_archive
+    WHERE @archived AND @worker = '' AND @created_from IS NULL AND @created_to IS NULL
+      AND @finished_from IS NULL AND @finished_to IS NULL AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
+      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
+      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
+            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
+               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
+      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
       AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
       AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
       AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
@@ -281,8 +340,13 @@ SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = @name)
     OR EXISTS (SELECT 1 FROM skiplock_jobs_archive WHERE queue = @name);
 
 -- name: QueueCountsLive
-SELECT queue, state, count(*), coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
-FROM skiplock_jobs GROUP BY queue, state;
+-- Pending jobs, most of a busy queue's, are counted in the claim index's
+-- order (queue first) without a sort; the others, fewer, by a scan that
+-- sorts only them.
+SELECT queue, 'pending', count(*), coalesce(@now - min(run_at), 0)
+FROM skiplock_jobs WHERE state = 'pending' GROUP BY queue
+UNION ALL
+SELECT queue, state, count(*), 0 FROM skiplock_jobs WHERE state <> 'pending' GROUP BY queue, state;
 
 -- name: QueueCountsArchive
 SELECT queue, state, count(*), 0 FROM skiplock_jobs_archive GROUP BY queue, state;

@@ -23,7 +23,7 @@ func (e executor) QueueResume(ctx context.Context, name string) error {
 
 func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
 	var ok bool
-	err := e.r.QueryRowContext(ctx, q("QueueExists"), sql.Named("name", name)).Scan(&ok)
+	err := e.r.QueryRowContext(ctx, q("QueueExists"), named("QueueExists", sql.Named("name", name))...).Scan(&ok)
 	return ok, err
 }
 
@@ -61,6 +61,7 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 		stmts = append(stmts, "QueueCountsArchive")
 	}
 	_, now, _ := nowArgs()
+	args := map[string][]any{"QueueCountsLive": {now}}
 	for _, stmt := range stmts {
 		type count struct {
 			queue, state string
@@ -70,7 +71,7 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 		counts, err := collect(func(s scanner) (count, error) {
 			var c count
 			return c, s.Scan(&c.queue, &c.state, &c.n, &c.age)
-		})(e.rquery(ctx, stmt, now))
+		})(e.rquery(ctx, stmt, args[stmt]...))
 		if err != nil {
 			return nil, err
 		}

@@ -223,6 +223,7 @@ func (e executor) stmtFor(ctx context.Context, name string) *sql.Stmt {
 
 // wquery runs a statement that writes (or must see this transaction).
 func (e executor) wquery(ctx context.Context, name string, args ...any) (*sql.Rows, error) {
+	args = named(name, args...)
 	if s := e.stmtFor(ctx, name); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
@@ -230,6 +231,7 @@ func (e executor) wquery(ctx context.Context, name string, args ...any) (*sql.Ro
 }
 
 func (e executor) wexec(ctx context.Context, name string, args ...any) (sql.Result, error) {
+	args = named(name, args...)
 	if s := e.stmtFor(ctx, name); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
@@ -238,7 +240,7 @@ func (e executor) wexec(ctx context.Context, name string, args ...any) (sql.Resu
 
 // rquery runs a read on the reader pool (or the transaction).
 func (e executor) rquery(ctx context.Context, name string, args ...any) (*sql.Rows, error) {
-	return e.r.QueryContext(ctx, q(name), args...)
+	return e.r.QueryContext(ctx, q(name), named(name, args...)...)
 }
 
 func nowArgs() (int64, sql.NamedArg, sql.NamedArg) {

@@ -2,6 +2,7 @@ package sqlitedriver
 
 import (
 	_ "embed"
+	"strings"
 
 	"github.com/skiplock/skiplock/driver/sqlset"
 )
@@ -21,3 +22,32 @@ var retentionSQL string
 var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+fairSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
+
+// checkArgs, on in the driver's tests, checks the arguments of every call
+// against the names its statement uses (sqlset.CheckArgs): SQLite binds a
+// name no argument gives as NULL and ignores an argument no name uses.
+var checkArgs bool
+
+// named answers args, the arguments of a call of the statement called
+// name, checked when checkArgs is on.
+func named(name string, args ...any) []any {
+	if checkArgs {
+		if err := queries.CheckArgs(name, args); err != nil {
+			panic(err)
+		}
+	}
+	return args
+}
+
+// jobListByKey is JobList with its key filter a plain term. SQLite plans a
+// statement once for every binding, so a term that also lets every job
+// through when no key is given never reaches the key index, and a search
+// by key would read the whole archive.
+var jobListByKey = func() string {
+	const anyKey, byKey = "(@key = '' OR idempotency_key = @key)", "idempotency_key = @key"
+	s := q("JobList")
+	if strings.Count(s, anyKey) != 5 {
+		panic("sqlitedriver: JobList's key filter is not " + anyKey)
+	}
+	return strings.ReplaceAll(s, anyKey, byKey)
+}()

@@ -3,12 +3,20 @@
 // columns in scan order; {{cols d: col=expr, …}} to the same list read from
 // alias d with the named columns replaced. The expansion happens once, when
 // the driver package loads.
+//
+// Parameters are named, @name. With Numbered, a set rewrites them at load
+// to numbered placeholders ($1, $2, … on PostgreSQL) and Bind ties a
+// statement to a struct whose tagged fields give its arguments: a name the
+// statement uses and the struct lacks, or the other way round, stops the
+// driver package at load. A set that leaves the names to the database
+// (SQLite) checks the sql.NamedArg arguments of a call with CheckArgs.
 package sqlset
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -22,21 +30,48 @@ type Set struct {
 	driver  string
 	columns []string
 	byName  map[string]string
+	// placeholder, when set, numbers named parameters (Numbered).
+	placeholder string
+	// params are the named parameters of each numbered statement, in the
+	// order of their numbers; bound the statements Bind has tied to a struct.
+	params map[string][]string
+	mu     sync.Mutex
+	bound  map[string]bool
+}
+
+// An Option changes how MustParse reads the statements.
+type Option func(*Set)
+
+// Numbered rewrites every @name parameter to placeholder followed by its
+// number ("$" gives $1, $2, …), numbered in the order of first appearance;
+// a name used twice is one parameter. A statement names its parameters or
+// numbers them itself, never both.
+func Numbered(placeholder string) Option {
+	return func(s *Set) { s.placeholder = placeholder }
 }
 
 var colsMacro = regexp.MustCompile(`\{\{cols(?: (\w+):([^}]*))?\}\}`)
 
 // MustParse reads src; columns is the job column list in scan order. A
 // malformed file is a programming error of the driver and panics at load.
-func MustParse(driver, src string, columns []string) *Set {
-	s := &Set{driver: driver, columns: columns, byName: map[string]string{}}
+func MustParse(driver, src string, columns []string, opts ...Option) *Set {
+	s := &Set{driver: driver, columns: columns, byName: map[string]string{},
+		params: map[string][]string{}, bound: map[string]bool{}}
+	for _, o := range opts {
+		o(s)
+	}
 	for _, part := range strings.Split(src, "-- name: ")[1:] {
 		name, body, _ := strings.Cut(part, "\n")
 		name = strings.TrimSpace(name)
 		if _, dup := s.byName[name]; dup {
 			panic(fmt.Sprintf("%s: two statements are named %s", driver, name))
 		}
-		s.byName[name] = colsMacro.ReplaceAllStringFunc(strings.TrimSpace(body), s.expandCols)
+		body = colsMacro.ReplaceAllStringFunc(strings.TrimSpace(body), s.expandCols)
+		var params []string
+		if body, params = s.number(name, body); params != nil {
+			s.params[name] = params
+		}
+		s.byName[name] = body
 	}
 	return s
 }
@@ -50,7 +85,8 @@ func (s *Set) Names() []string {
 	return out
 }
 
-// Get answers the statement called name.
+// Get answers the statement called name, its parameters numbered. A
+// statement with named parameters is run through Bind, which checks them.
 func (s *Set) Get(name string) string {
 	q, ok := s.byName[name]
 	if !ok {

@@ -225,6 +225,15 @@ func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.J
 	return r, e.write(err)
 }
 
+func (e executor) JobFail(ctx context.Context, p driver.FailHeldParams) (*driver.Job, error) {
+	st, err := driver.As[driver.FailStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.JobFail(ctx, p)
+	return r, e.write(err)
+}
+
 func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.StopRequest, error) {
 	st, err := driver.As[driver.StopStore](e.Executor)
 	if err != nil {

@@ -64,8 +64,19 @@ func unscoped(p *Principal) error {
 	return nil
 }
 
+// bulkActs are the dashboard's bulk actions and the states each acts on
+// when the filter names none.
+var bulkActs = map[skiplock.BulkAction]string{
+	skiplock.BulkRetry:  "failed and cancelled",
+	skiplock.BulkCancel: "every live state",
+	skiplock.BulkPause:  "pending, scheduled, waiting and running (a running job is asked to pause and stops when its worker returns)",
+	skiplock.BulkResume: "paused",
+}
+
 type bulkData struct {
-	Action  string
+	Action string
+	// Acts says which states the action takes when the filter names none.
+	Acts    string
 	Filter  jobFilter
 	Query   url.Values
 	Matched int
@@ -83,9 +94,9 @@ func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, err
 			msg: "bulk actions filter by state, kind, queue and tenant; clear the other filters first"}
 	}
 	action := skiplock.BulkAction(q.Get("action"))
-	if action != skiplock.BulkRetry && action != skiplock.BulkCancel {
+	if _, ok := bulkActs[action]; !ok {
 		return skiplock.BulkParams{}, f, &pageError{status: http.StatusBadRequest,
-			msg: fmt.Sprintf("action: want retry or cancel, got %q", q.Get("action"))}
+			msg: fmt.Sprintf("action: want retry, cancel, pause or resume, got %q", q.Get("action"))}
 	}
 	if f.Empty() && action == skiplock.BulkRetry {
 		f.States = []string{string(skiplock.StateFailed)} // "retry failed…" on an unfiltered list
@@ -137,7 +148,7 @@ func (d *Dashboard) bulkConfirm(w http.ResponseWriter, r *http.Request, v *view)
 		return err
 	}
 	v.Page, v.Title = "jobs", "Confirm bulk "+string(bp.Action)
-	v.Data = &bulkData{Action: string(bp.Action), Filter: f, Query: filterQuery(f), Matched: res.Matched,
+	v.Data = &bulkData{Action: string(bp.Action), Acts: bulkActs[bp.Action], Filter: f, Query: filterQuery(f), Matched: res.Matched,
 		Back: withQuery("/jobs", filterQuery(f))}
 	d.render(w, "bulk", v)
 	return nil

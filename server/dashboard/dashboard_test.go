@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/skiplock/skiplock/internal/pgtest"
@@ -14,8 +15,11 @@ import (
 // TestDashboardInBrowser drives headless Chromium against a real `skiplock
 // serve` on each database: log in, see a job appear live, open it (its
 // payload shown, never run), follow a running job's progress, retry a
-// failed job, cancel a running one, pause a queue, apply a bulk retry;
-// a viewer cannot act and a tenant token cannot see another tenant.
+// failed job, cancel a running one, apply a bulk retry, pause and resume,
+// search by idempotency key and by id, pause a queue; a viewer cannot act
+// and a tenant token cannot see another tenant, by list or by search; on a
+// phone's screen no page is wider than the screen, and it turns dark with
+// the system.
 func TestDashboardInBrowser(t *testing.T) {
 	chrome := startChromium(t)
 	dbs := map[string]func(t *testing.T) string{
@@ -34,6 +38,7 @@ func TestDashboardInBrowser(t *testing.T) {
 			dashboardAsAdmin(t, newBrowser(t, chrome, s.base, shotDir(t, name)), s, admin)
 			dashboardAsViewer(t, newBrowser(t, chrome, s.base, ""), s, admin, viewer)
 			dashboardAsTenant(t, newBrowser(t, chrome, s.base, ""), s, admin, acme)
+			dashboardOnPhone(t, newBrowser(t, chrome, s.base, shotDir(t, name)), admin)
 		})
 	}
 }
@@ -111,6 +116,46 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 		}
 	}
 
+	// Bulk pause and resume: each counts first, then acts on every job.
+	var nightly []apiJob
+	for range 3 {
+		nightly = append(nightly, s.enqueue(admin, map[string]any{"kind": "nightly", "queue": "batch"}))
+	}
+	bulkAct := func(button, want string) {
+		t.Helper()
+		b.do("filter nightly jobs", b.open("/jobs?kind=nightly&queue=batch"), chromedp.WaitVisible(chromedp.ID(button)))
+		b.click("#" + button)
+		b.waitText("#matched", "3")
+		if button == "bulk-pause" {
+			b.screenshot("bulk-pause")
+		}
+		b.click("#confirm")
+		b.waitText("#flash", "3 of 3")
+		for _, j := range nightly {
+			if got := s.job(admin, j.ID); got.State != want {
+				t.Fatalf("job %d after %s: %s, want %s", j.ID, button, got.State, want)
+			}
+		}
+	}
+	bulkAct("bulk-pause", "paused")
+	bulkAct("bulk-resume", "pending")
+
+	// Search: a number opens that job; other text lists the jobs of that
+	// idempotency key, and the page says it searched by key.
+	keyed := s.enqueue(admin, map[string]any{"kind": "invoice", "idempotency_key": "invoice-2026-11"})
+	other := s.enqueue(admin, map[string]any{"kind": "invoice", "idempotency_key": "invoice-2026-12"})
+	b.do("search by key", b.open("/jobs"), chromedp.WaitVisible(chromedp.ID("search")),
+		chromedp.SendKeys(chromedp.ID("search"), "invoice-2026-11\n"), chromedp.WaitVisible(chromedp.ID("search-mode")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, keyed.ID))))
+	b.waitText("#search-mode", "Searched by idempotency key")
+	if b.has(fmt.Sprintf(`tr[data-id="%d"]`, other.ID)) {
+		t.Fatal("a search by key lists a job of another key")
+	}
+	b.screenshot("search")
+	b.do("search by id", b.open("/jobs"), chromedp.WaitVisible(chromedp.ID("search")),
+		chromedp.SendKeys(chromedp.ID("search"), fmt.Sprintf("%d\n", other.ID)), chromedp.WaitVisible(chromedp.ID("state")))
+	b.waitText("h1", fmt.Sprint(other.ID))
+
 	// Pause a queue.
 	b.do("open queues", b.open("/queues"), chromedp.WaitVisible(chromedp.CSS(`tr[data-queue="mail"]`)))
 	b.click(`tr[data-queue="mail"] button[value="Pause"]`)
@@ -154,16 +199,36 @@ func dashboardAsViewer(t *testing.T, b *browser, s *served, admin, viewer string
 	if st := b.post("/queues/default/pause"); st != http.StatusForbidden {
 		t.Fatalf("a viewer's queue pause answered %d", st)
 	}
+	if st := b.post("/bulk"); st != http.StatusForbidden {
+		t.Fatalf("a viewer's bulk action answered %d", st)
+	}
 	if got := s.job(admin, f.ID); got.State != "failed" {
 		t.Fatalf("a viewer changed job %d to %s", f.ID, got.State)
+	}
+	b.do("open failed jobs", b.open("/jobs?state=failed"), chromedp.WaitVisible(chromedp.ID("jobs")))
+	for _, sel := range []string{"#bulk-retry", "#bulk-cancel", "#bulk-pause", "#bulk-resume"} {
+		if b.has(sel) {
+			t.Fatalf("a viewer is offered %s", sel)
+		}
 	}
 }
 
 // A tenant's token lists only its tenant's jobs; another's is not found.
 func dashboardAsTenant(t *testing.T, b *browser, s *served, admin, acme string) {
-	mine := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "acme"})
-	theirs := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "globex"})
+	mine := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "acme", "idempotency_key": "report-q4"})
+	theirs := s.enqueue(admin, map[string]any{"kind": "report", "tenant": "globex", "idempotency_key": "report-q4"})
 	b.login(acme)
+	b.do("search a key both tenants use", b.open("/jobs"), chromedp.WaitVisible(chromedp.ID("search")),
+		chromedp.SendKeys(chromedp.ID("search"), "report-q4\n"), chromedp.WaitVisible(chromedp.ID("search-mode")),
+		chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, mine.ID))))
+	if b.has(fmt.Sprintf(`tr[data-id="%d"]`, theirs.ID)) {
+		t.Fatal("a tenant's search by key lists another tenant's job")
+	}
+	b.do("search another tenant's job by id", b.open("/jobs"), chromedp.WaitVisible(chromedp.ID("search")),
+		chromedp.SendKeys(chromedp.ID("search"), fmt.Sprintf("%d\n", theirs.ID)), chromedp.WaitVisible(chromedp.ID("search-mode")))
+	if b.has(fmt.Sprintf(`tr[data-id="%d"]`, theirs.ID)) {
+		t.Fatal("a tenant's search by id finds another tenant's job")
+	}
 	b.do("list jobs", b.open("/jobs?kind=report"), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, mine.ID))))
 	if b.has(fmt.Sprintf(`tr[data-id="%d"]`, theirs.ID)) {
 		t.Fatal("a tenant token lists another tenant's job")
@@ -176,4 +241,37 @@ func dashboardAsTenant(t *testing.T, b *browser, s *served, admin, acme string) 
 	if got := s.job(admin, theirs.ID); got.State != "pending" {
 		t.Fatalf("job %d of another tenant is %s", theirs.ID, got.State)
 	}
+}
+
+// On a phone's screen every page fits its width (wide tables scroll in
+// their box), and the pages follow the system's dark or light scheme.
+func dashboardOnPhone(t *testing.T, b *browser, admin string) {
+	b.login(admin)
+	if _, err := chromedp.Call(b.ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+		Width: 390, Height: 844, DeviceScaleFactor: 2, Mobile: true}); err != nil {
+		t.Fatalf("emulate a phone: %v", err)
+	}
+	for page, sel := range map[string]string{"/": ".chart", "/jobs": "#jobs", "/queues": "table", "/dead": "table",
+		"/workflows/wf-1": ".dag", "/schedules": "table"} {
+		b.do("open "+page+" on a phone", b.open(page), chromedp.WaitVisible(chromedp.CSS(sel)))
+		if w := eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+			t.Fatalf("%s on a phone is %dpx wide on a %dpx screen", page, w[0], w[1])
+		}
+	}
+	b.do("overview on a phone", b.open("/"), chromedp.WaitVisible(chromedp.CSS(".chart")))
+	b.screenshot("overview-phone")
+	background := func(scheme string) int {
+		t.Helper()
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+			t.Fatalf("emulate the %s scheme: %v", scheme, err)
+		}
+		// The sum of the body's red, green and blue.
+		return eval[int](b, `getComputedStyle(document.body).backgroundColor.match(/\d+/g).slice(0, 3).reduce((a, c) => a + +c, 0)`)
+	}
+	if dark, light := background("dark"), background("light"); dark > 3*64 || light < 3*192 {
+		t.Fatalf("the background's red+green+blue is %d dark and %d light", dark, light)
+	}
+	background("dark")
+	b.screenshot("overview-dark")
 }

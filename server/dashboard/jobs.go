@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -19,6 +20,8 @@ type jobFilter struct {
 	States                          []string
 	Kind, Queue, Tenant, WorkflowID string
 	Tag, WorkerID, ErrorType        string
+	// Key is an idempotency key: the search box's term when it is no job id.
+	Key string
 	// CreatedFrom and CreatedTo bound created_at (UTC, as a browser's
 	// datetime-local input writes it: 2006-01-02T15:04).
 	CreatedFrom, CreatedTo string
@@ -34,8 +37,8 @@ func (f jobFilter) Empty() bool {
 
 // Narrow reports whether the filter uses a field bulk actions cannot.
 func (f jobFilter) Narrow() bool {
-	return f.WorkflowID != "" || f.Tag != "" || f.WorkerID != "" || f.ErrorType != "" || f.CreatedFrom != "" ||
-		f.CreatedTo != ""
+	return f.WorkflowID != "" || f.Tag != "" || f.WorkerID != "" || f.ErrorType != "" || f.Key != "" ||
+		f.CreatedFrom != "" || f.CreatedTo != ""
 }
 
 // parseLocal reads a datetime-local value as UTC.
@@ -55,7 +58,7 @@ func parseLocal(field, v string) (time.Time, error) {
 func readFilter(q url.Values) (jobFilter, error) {
 	f := jobFilter{Kind: q.Get("kind"), Queue: q.Get("queue"), Tenant: q.Get("tenant"),
 		WorkflowID: q.Get("workflow_id"), Tag: q.Get("tag"), WorkerID: q.Get("worker_id"),
-		ErrorType: q.Get("error_type"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to")}
+		ErrorType: q.Get("error_type"), Key: q.Get("idempotency_key"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to")}
 	var err error
 	if f.from, err = parseLocal("created_from", f.CreatedFrom); err != nil {
 		return f, err
@@ -87,7 +90,7 @@ func readFilter(q url.Values) (jobFilter, error) {
 // params answers the library's listing of f as p may see it.
 func (f jobFilter) params(p *Principal, limit int) skiplock.JobListParams {
 	lp := skiplock.JobListParams{Kind: f.Kind, Queue: f.Queue, WorkflowID: f.WorkflowID, BeforeID: f.Cursor, Limit: limit,
-		WorkerID: f.WorkerID, ErrorType: f.ErrorType, CreatedAfter: f.from, CreatedBefore: f.to}
+		WorkerID: f.WorkerID, ErrorType: f.ErrorType, IdempotencyKey: f.Key, CreatedAfter: f.from, CreatedBefore: f.to}
 	if f.Tag != "" {
 		lp.Tags = []string{f.Tag}
 	}
@@ -113,12 +116,7 @@ type jobsData struct {
 func (d *Dashboard) jobs(w http.ResponseWriter, r *http.Request, v *view) error {
 	q := r.URL.Query()
 	if s := strings.TrimSpace(q.Get("q")); s != "" {
-		id, err := strconv.ParseInt(strings.TrimPrefix(s, "#"), 10, 64)
-		if err != nil || id <= 0 {
-			return &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("search: want a job id, got %q", s)}
-		}
-		http.Redirect(w, r, fmt.Sprintf("/jobs/%d", id), http.StatusSeeOther)
-		return nil
+		return d.search(w, r, v, s)
 	}
 	f, err := readFilter(q)
 	if err != nil {
@@ -140,6 +138,31 @@ func (d *Dashboard) jobs(w http.ResponseWriter, r *http.Request, v *view) error 
 	v.Page, v.Title, v.Data = "jobs", "Jobs", data
 	d.render(w, "jobs", v)
 	return nil
+}
+
+// search opens the job a search box term names: a positive integer (or
+// #integer) is a job id; any other term, or an id of no job this principal
+// sees, lists the jobs inserted under that idempotency key.
+func (d *Dashboard) search(w http.ResponseWriter, r *http.Request, v *view, term string) error {
+	if id, err := strconv.ParseInt(strings.TrimPrefix(term, "#"), 10, 64); err == nil && id > 0 {
+		_, err := d.visibleJob(r.Context(), v.P, id)
+		if err == nil {
+			http.Redirect(w, r, fmt.Sprintf("/jobs/%d", id), http.StatusSeeOther)
+			return nil
+		}
+		if !notFound(err) {
+			return err
+		}
+	}
+	http.Redirect(w, r, withQuery("/jobs", url.Values{}, "idempotency_key", term), http.StatusSeeOther)
+	return nil
+}
+
+// notFound reports whether err says a job is missing (or not the
+// principal's to see).
+func notFound(err error) bool {
+	var pe *pageError
+	return errors.Is(err, skiplock.ErrNotFound) || errors.As(err, &pe) && pe.status == http.StatusNotFound
 }
 
 // visibleJob answers job id if p may see it; another tenant's job is as

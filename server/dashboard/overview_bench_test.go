@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +14,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
 // adminBackend lets every request in as admin, as an open server does.
@@ -28,20 +31,63 @@ func (adminBackend) Follow(ctx context.Context, _ *string, _ func(Change)) error
 	return nil
 }
 
-// BenchmarkOverview renders the overview page (GET /) on PostgreSQL holding
-// SKIPLOCK_BENCH_ARCHIVED finished jobs (default 1,000,000, spread over the
-// last 7 days) and SKIPLOCK_BENCH_LIVE live ones (default 100,000: pending,
-// scheduled and running over 10 queues):
+// BenchmarkOverview renders the overview page (GET /) on PostgreSQL and on
+// SQLite, each holding SKIPLOCK_BENCH_ARCHIVED finished jobs (default
+// 1,000,000, spread over the last 7 days) and SKIPLOCK_BENCH_LIVE live ones
+// (default 100,000: pending, scheduled and running over 10 queues and 64
+// workers), and times the two calls the page makes:
 //
-//	go test ./server/dashboard -run '^$' -bench Overview -benchtime 50x
+//	go test ./server/dashboard -run '^$' -bench Overview -benchtime 30x
 func BenchmarkOverview(b *testing.B) {
 	archived, live := envInt(b, "SKIPLOCK_BENCH_ARCHIVED", 1_000_000), envInt(b, "SKIPLOCK_BENCH_LIVE", 100_000)
+	for _, db := range []struct {
+		name string
+		fill func(b *testing.B, archived, live int) *skiplock.Client
+	}{{"postgres", fillPostgres}, {"sqlite", fillSQLite}} {
+		b.Run(db.name, func(b *testing.B) {
+			start := time.Now()
+			client := db.fill(b, archived, live)
+			b.Logf("filled %d archived and %d live jobs in %s", archived, live, time.Since(start).Round(time.Millisecond))
+			benchOverview(b, client)
+		})
+	}
+}
+
+func benchOverview(b *testing.B, client *skiplock.Client) {
+	ctx := context.Background()
+	mux := http.NewServeMux()
+	New(Config{Client: client, Backend: adminBackend{}}).Register(mux)
+	b.Run("page", func(b *testing.B) {
+		for b.Loop() {
+			rec := httptest.NewRecorder()
+			mux.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
+			if rec.Code != http.StatusOK {
+				b.Fatalf("GET /: %d %s", rec.Code, rec.Body)
+			}
+		}
+	})
+	b.Run("QueueList", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := client.QueueList(ctx, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Activity", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := client.Activity(ctx, time.Hour, time.Minute); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// fillPostgres writes the rows straight into the tables: going through the
+// claim and completion path would take far longer than the measurement.
+func fillPostgres(b *testing.B, archived, live int) *skiplock.Client {
 	drv, url := pgtest.Schema(b)
 	ctx := context.Background()
 	conn := pgtest.Conn(b, url)
-	start := time.Now()
-	// Rows are written straight into the tables: going through the claim
-	// and completion path would take far longer than the measurement.
 	for i, stmt := range []string{
 		`INSERT INTO skiplock_jobs_archive (id, kind, queue, state, attempt, created_at, started_at, finished_at, updated_at, errors)
 		 SELECT nextval('skiplock_jobs_id_seq'), 'kind' || (i % 20), 'q' || (i % 10),
@@ -71,36 +117,45 @@ func BenchmarkOverview(b *testing.B) {
 		explain(b, conn, `SELECT floor(extract(epoch FROM finished_at - (now() - interval '1 hour')) / 60)::int, state, count(*)
 			FROM skiplock_jobs_archive WHERE finished_at >= now() - interval '1 hour' GROUP BY 1, 2`)
 	}
-	b.Logf("filled %d archived and %d live jobs in %s", archived, live, time.Since(start).Round(time.Millisecond))
+	return benchClient(b, drv)
+}
+
+// fillSQLite writes the same jobs as fillPostgres into a SQLite file
+// (times in microseconds since the epoch).
+func fillSQLite(b *testing.B, archived, live int) *skiplock.Client {
+	drv := sqlitetest.New(b)
+	ctx := context.Background()
+	now := time.Now().UnixMicro()
+	for _, stmt := range []string{
+		`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < @n)
+		 INSERT INTO skiplock_jobs_archive (id, kind, queue, state, attempt, run_at, created_at, started_at, finished_at, updated_at, errors)
+		 SELECT i, 'kind' || (i % 20), 'q' || (i % 10), CASE WHEN i % 50 = 0 THEN 'failed' ELSE 'completed' END, 1,
+		        f - 1000000, f - 1000000, f - 1000000, f, f,
+		        CASE WHEN i % 50 = 0 THEN '[{"attempt":1,"type":"boom","message":"it broke","retryable":false}]' ELSE '[]' END
+		 FROM (SELECT i, @now - i * (604800000000 / @n) AS f FROM s)`,
+		`WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < @live)
+		 INSERT INTO skiplock_jobs (id, kind, queue, state, run_at, created_at, updated_at, worker_id, lease_until, attempt)
+		 SELECT @n + i, 'kind' || (i % 20), 'q' || (i % 10),
+		        CASE WHEN i % 20 = 0 THEN 'running' WHEN i % 20 = 1 THEN 'scheduled' ELSE 'pending' END,
+		        CASE WHEN i % 20 = 1 THEN @now + 3600000000 ELSE @now - (i % 600) * 1000000 END, @now, @now,
+		        CASE WHEN i % 20 = 0 THEN 'worker-' || (i % 64) END,
+		        CASE WHEN i % 20 = 0 THEN @now + 300000000 END, CASE WHEN i % 20 = 0 THEN 1 ELSE 0 END
+		 FROM s`,
+	} {
+		if _, err := drv.DB().ExecContext(ctx, stmt, sql.Named("n", max(archived, 1)), sql.Named("live", live),
+			sql.Named("now", now)); err != nil {
+			b.Fatalf("fill: %v", err)
+		}
+	}
+	return benchClient(b, drv)
+}
+
+func benchClient(b *testing.B, drv driver.Driver) *skiplock.Client {
 	client, err := skiplock.NewClient(drv, &skiplock.Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	New(Config{Client: client, Backend: adminBackend{}}).Register(mux)
-	b.Run("page", func(b *testing.B) {
-		for b.Loop() {
-			rec := httptest.NewRecorder()
-			mux.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
-			if rec.Code != http.StatusOK {
-				b.Fatalf("GET /: %d %s", rec.Code, rec.Body)
-			}
-		}
-	})
-	b.Run("QueueList", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := client.QueueList(ctx, false); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Activity", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := client.Activity(ctx, time.Hour, time.Minute); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	return client
 }
 
 func explain(b *testing.B, conn *pgx.Conn, query string) {

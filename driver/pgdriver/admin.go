@@ -1,0 +1,176 @@
+package pgdriver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
+)
+
+func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	args, err := jobListArgs(p)
+	if err != nil {
+		return nil, err
+	}
+	return scanJobs(e.q.Query(ctx, jobList.SQL, append([]any{pgx.QueryExecModeDescribeExec}, args...)...))
+}
+
+// jobListArgs are the parameters of JobList for p, in their numbers' order.
+func jobListArgs(p driver.ListParams) ([]any, error) {
+	live, archived := len(p.States) == 0, len(p.States) == 0
+	states := make([]string, len(p.States))
+	for i, s := range p.States {
+		states[i] = string(s)
+		live = live || !s.Finished()
+		archived = archived || s.Finished()
+	}
+	live = live && !p.FinishedOnly()
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	meta, err := p.MetadataJSON()
+	if err != nil {
+		return nil, fmt.Errorf("metadata filter: %w", err)
+	}
+	tags := p.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	return jobList.Args(listArgs{Live: live, States: states, Kind: p.Kind, Queue: p.Queue, Tenant: p.Tenant,
+		WorkflowID: p.WorkflowID, BeforeID: p.BeforeID, Limit: limit, Archived: archived, Tags: tags,
+		Metadata: meta, WorkerID: p.WorkerID, ErrorType: p.ErrorType,
+		CreatedAfter: optTime(p.CreatedAfter), CreatedBefore: optTime(p.CreatedBefore),
+		FinishedAfter: optTime(p.FinishedAfter), FinishedBefore: optTime(p.FinishedBefore),
+		ByTime:         p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero(),
+		IdempotencyKey: p.IdempotencyKey}), nil
+}
+
+// optTime answers nil for the zero time (no bound).
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// JobCancel cancels a live job; see driver.JobStore.
+func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) {
+	var out *driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		state, err := tx.liveState(ctx, id)
+		if err != nil {
+			return err
+		}
+		if state == driver.StateRunning {
+			out, err = scanOne(tx.q.QueryRow(ctx, jobRequestCancel.SQL, jobRequestCancel.Args(idArg{id})...))
+			return err
+		}
+		out, err = scanOne(tx.q.QueryRow(ctx, jobArchiveLive.SQL, jobArchiveLive.Args(archiveLiveArgs{id, "[]"})...))
+		if err != nil {
+			return err
+		}
+		return depgraph.SettleParents(ctx, tx, []int64{id})
+	})
+	return out, err
+}
+
+// liveState locks a live job and answers its state; a finished job is
+// ErrWrongState, an unknown one ErrNotFound.
+func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
+	var st string
+	err := e.q.QueryRow(ctx, jobLiveForUpdate.SQL, jobLiveForUpdate.Args(idArg{id})...).Scan(&st)
+	if err == nil {
+		return driver.JobState(st), nil
+	}
+	if err != pgx.ErrNoRows {
+		return "", err
+	}
+	err = e.q.QueryRow(ctx, jobArchivedState.SQL, jobArchivedState.Args(idArg{id})...).Scan(&st)
+	if err == pgx.ErrNoRows {
+		return "", driver.ErrNotFound
+	}
+	if err != nil {
+		return "", err
+	}
+	return driver.JobState(st), fmt.Errorf("%w: job %d is %s", driver.ErrWrongState, id, st)
+}
+
+func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, jobUnarchive.SQL, jobUnarchive.Args(idArg{id})...))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "retry")
+	}
+	if isUniqueViolation(err) {
+		return nil, fmt.Errorf("%w: a live job holds its idempotency key", driver.ErrWrongState)
+	}
+	return j, err
+}
+
+func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, jobPause.SQL, jobPause.Args(idArg{id})...))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "pause")
+	}
+	return j, err
+}
+
+func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
+	j, err := scanOne(e.q.QueryRow(ctx, jobResume.SQL, jobResume.Args(idArg{id})...))
+	if err == driver.ErrNotFound {
+		return nil, e.explainState(ctx, id, "resume")
+	}
+	return j, err
+}
+
+// explainState turns "no row changed" into ErrNotFound or ErrWrongState.
+func (e executor) explainState(ctx context.Context, id int64, op string) error {
+	j, err := e.JobGet(ctx, id)
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: cannot %s job %d in state %s", driver.ErrWrongState, op, id, j.State)
+}
+
+var (
+	jobList          = bind[listArgs]("JobList")
+	jobRequestCancel = bind[idArg]("JobRequestCancel")
+	jobArchiveLive   = bind[archiveLiveArgs]("JobArchiveLive")
+	jobLiveForUpdate = bind[idArg]("JobLiveForUpdate")
+	jobArchivedState = bind[idArg]("JobArchivedState")
+	jobUnarchive     = bind[idArg]("JobUnarchive")
+	jobPause         = bind[idArg]("JobPause")
+	jobResume        = bind[idArg]("JobResume")
+)
+
+type archiveLiveArgs struct {
+	ID     int64  `sql:"id"`
+	Errors string `sql:"errors"`
+}
+
+type listArgs struct {
+	Live           bool       `sql:"live"`
+	Archived       bool       `sql:"archived"`
+	States         []string   `sql:"states"`
+	Kind           string     `sql:"kind"`
+	Queue          string     `sql:"queue"`
+	Tenant         *string    `sql:"tenant"`
+	WorkflowID     string     `sql:"workflow_id"`
+	BeforeID       int64      `sql:"before_id"`
+	Limit          int        `sql:"limit"`
+	Tags           []string   `sql:"tags"`
+	Metadata       []byte     `sql:"metadata"`
+	WorkerID       string     `sql:"worker_id"`
+	ErrorType      string     `sql:"error_type"`
+	CreatedAfter   *time.Time `sql:"created_after"`
+	CreatedBefore  *time.Time `sql:"created_before"`
+	FinishedAfter  *time.Time `sql:"finished_after"`
+	FinishedBefore *time.Time `sql:"finished_before"`
+	// ByTime reads the archive by a time bound (see JobList).
+	ByTime         bool   `sql:"by_time"`
+	IdempotencyKey string `sql:"idempotency_key"`
+}
