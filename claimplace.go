@@ -33,6 +33,9 @@ func headEvery(cost time.Duration) time.Duration { return 20 * cost }
 // claim claims through drv with p, starting after the place unless a head
 // claim is due, and moves the place to the last job claimed.
 func (cp *claimPlace) claim(ctx context.Context, drv driver.JobStore, p driver.ClaimParams) ([]*JobRow, error) {
+	if p.Fair != nil {
+		return drv.JobClaim(ctx, p) // it starts at each tenant's head
+	}
 	cp.mu.Lock()
 	head := cp.floor == nil || time.Since(cp.lastHead) >= headEvery(cp.headCost)
 	if !head {

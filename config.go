@@ -44,6 +44,12 @@ type Config struct {
 	Workers *Workers
 	Logger  *slog.Logger
 
+	// Fairness shares the claims of these queues between their tenants
+	// (see Fairness), by queue name: the claims of this client's producers
+	// and of Claim (the HTTP workers). A queue not named is claimed in
+	// priority order whatever the tenant.
+	Fairness map[string]Fairness
+
 	// Lease is the default lease of a claimed job; kinds may override it.
 	Lease time.Duration
 	// HeartbeatInterval extends leases; default a third of the shortest lease.
@@ -160,6 +166,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: ContractsWin: %q is not one of \"\", \"stored\", \"config\"", c.ContractsWin)
 	}
 	if err := validateFlow(c.Flow); err != nil {
+		return err
+	}
+	if err := validateFairness(c.Fairness); err != nil {
 		return err
 	}
 	if err := c.Retention.validate(); err != nil {

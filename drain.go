@@ -58,7 +58,7 @@ func (c *Client) Drain(ctx context.Context) ([]Outcome, error) {
 func (c *Client) claimOne(ctx context.Context) (*JobRow, error) {
 	for queue := range c.config.Queues {
 		p := driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, Max: 1, DefaultLease: c.config.Lease,
-			Flow: c.flowClaims(queue)}
+			Flow: c.flowClaims(queue), Fair: c.config.fairShare(queue)}
 		for kind := range c.config.Workers.byKind {
 			p.Kinds = append(p.Kinds, kind)
 			p.Leases = append(p.Leases, c.policies[kind].lease)

@@ -97,7 +97,7 @@ func (c *Client) claimParams(p ClaimParams) (driver.ClaimParams, error) {
 		return driver.ClaimParams{}, invalid("lease_seconds", "must not be negative")
 	}
 	cp := driver.ClaimParams{Queue: p.Queue, WorkerID: p.WorkerID, Max: p.Max, Kinds: p.Kinds,
-		DefaultLease: p.Lease, Tenant: p.Tenant}
+		DefaultLease: p.Lease, Tenant: p.Tenant, Fair: c.config.fairShare(p.Queue)}
 	if p.Lease == 0 {
 		kl := c.kindLeases()
 		cp.DefaultLease, cp.LeaseKinds, cp.Leases = c.config.Lease, kl.kinds, kl.leases

@@ -42,7 +42,8 @@ type producer struct {
 func newProducer(c *Client, queue string, qc QueueConfig) *producer {
 	p := &producer{client: c, queue: queue, maxWorkers: qc.MaxWorkers, wake: make(chan struct{}, 1),
 		work: make(chan *JobRow)}
-	p.claim = driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, DefaultLease: c.config.Lease}
+	p.claim = driver.ClaimParams{Queue: queue, WorkerID: c.config.ID, DefaultLease: c.config.Lease,
+		Fair: c.config.fairShare(queue)}
 	for kind := range c.config.Workers.byKind {
 		p.claim.Kinds = append(p.claim.Kinds, kind)
 		p.claim.Leases = append(p.claim.Leases, c.policies[kind].lease)

@@ -14,7 +14,7 @@ import (
 )
 
 // Modes are the bench's modes.
-var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady"}
+var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady", "flood"}
 
 // Options configure one run of Skiplock; zero values take the defaults
 // (for the client: Skiplock's own).
@@ -74,6 +74,11 @@ type Options struct {
 	// DefaultFlowConcurrency) and, with FlowRate, to FlowRate starts a
 	// second: the cost of flow control (flow.go).
 	FlowKeys, FlowConcurrency, FlowRate int
+	// Fair shares the bench queue between its tenants (Config.Fairness).
+	Fair bool
+	// Tenants spreads e2e's jobs over this many tenants in turn; Small is
+	// the small tenant's jobs in flood (default DefaultSmall).
+	Tenants, Small int
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -116,6 +121,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Loops <= 0 {
 		o.Loops = DefaultLoops
+	}
+	if o.Small <= 0 {
+		o.Small = DefaultSmall
 	}
 	return o
 }
@@ -160,7 +168,10 @@ func (o Options) Validate() error {
 	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C) && o.Mode != "http":
 		return fmt.Errorf("--claim-max, --loops and --h2c apply to --mode http only")
 	}
-	return o.validateFlow()
+	if err := o.validateFlow(); err != nil {
+		return err
+	}
+	return o.validateFair()
 }
 
 var tableOptionsRE = regexp.MustCompile(`^([a-z_]+\s*=\s*[0-9.a-z]+(\s*,\s*[a-z_]+\s*=\s*[0-9.a-z]+)*)?$`)
@@ -199,6 +210,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		FetchPollInterval: o.FetchPollInterval, CompleterBatchSize: o.CompleterBatch,
 		// The leader's scheduled janitor would race --purge's own run.
 		Retention: skiplock.Retention{Disabled: o.Purge > 0}, Flow: o.flowRules()}
+	if o.Fair {
+		cfg.Fairness = map[string]skiplock.Fairness{Queue: {}}
+	}
 	if o.Configure != nil {
 		o.Configure(&cfg)
 	}
@@ -260,6 +274,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return h.Latency(ctx, sys, o.Rate, o.Duration)
 	case "steady":
 		return runSteady(ctx, o, db, sys, timer, h)
+	case "flood":
+		return runFlood(ctx, o, sys, h)
+	}
+	if o.Tenants > 1 {
+		res, err := runE2E(ctx, o, db, &spread{Skiplock: sys, tenants: o.Tenants}, h)
+		res.Extra = append(res.Extra, fmt.Sprintf("tenants=%d fair=%t", o.Tenants, o.Fair))
+		return res, err
 	}
 	return runE2E(ctx, o, db, sys, h)
 }

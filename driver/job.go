@@ -166,6 +166,9 @@ type ClaimParams struct {
 	// concurrency key has no free slot or whose rate key has no token is
 	// left pending. Without it the claim reads no flow key.
 	Flow bool
+	// Fair, when set and Flow is not, shares the claim between the queue's tenants (see
+	// FairShare); the claim then starts at each tenant's head, not After.
+	Fair *FairShare
 }
 
 // ClaimKey is a job's place in claim order: priority descending, then run_at,

@@ -53,6 +53,8 @@ type serveConfig struct {
 	Retention retentionConfig `yaml:"retention"`
 	// Flow are rate limits and concurrency keys (docs/flow-control.md).
 	Flow []flowConfig `yaml:"flow"`
+	// Fairness shares queues between their tenants (docs/flow-control.md).
+	Fairness map[string]fairnessConfig `yaml:"fairness"`
 	// file is the config file read, "" for none.
 	file string
 }
@@ -264,6 +266,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return err
 	}
+	fair, err := fairness(cfg.Fairness)
+	if err != nil {
+		return err
+	}
 	retention, keep, err := cfg.retentionAndVault(ctx)
 	if err != nil {
 		return err
@@ -299,7 +305,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
 	}
 	ccfg := &skiplock.Config{Logger: log, Contracts: contracts, ContractsWin: win, PeriodicJobs: periodic,
-		Retention: retention, Vault: keep, Flow: flow}
+		Retention: retention, Vault: keep, Flow: flow, Fairness: fair}
 	if traces.on() {
 		skiplockotel.New(&skiplockotel.Config{TracerProvider: traces.tp}).Install(ccfg)
 		log.Info("tracing", "exporter", traces.exporter)

@@ -71,3 +71,14 @@ var _ = add("FlowRateKey", func(e *env) {
 		e.t.Fatalf("usage: %+v %v", use, err)
 	}
 })
+
+// A claim asked to be both limited and fair is limited: the limits hold.
+var _ = add("FlowWinsOverFair", func(e *env) {
+	a1 := e.insert(flowJob("h\x1fa", 1, "", 0, 0))
+	e.insert(flowJob("h\x1fa", 1, "", 0, 0))
+	got := e.claim(driver.ClaimParams{Flow: true, Fair: &driver.FairShare{}})
+	e.wantIDs(got, a1.ID)
+	if more := e.claim(driver.ClaimParams{Flow: true, Fair: &driver.FairShare{}}); len(more) != 0 {
+		e.t.Fatalf("claimed %v over the limit", ids(more))
+	}
+})

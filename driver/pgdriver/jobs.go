@@ -60,6 +60,9 @@ func kindLeases(kinds, leaseKinds []string, leases []time.Duration) ([]string, [
 }
 
 func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
+	if p.Fair != nil && p.Tenant == nil && !p.Flow { // limits come first: a flow claim is not fair
+		return e.jobClaimFair(ctx, p)
+	}
 	kinds := p.Kinds
 	if kinds == nil {
 		kinds = []string{}

@@ -17,6 +17,7 @@ import (
 var int4Params = map[string][]string{
 	"JobClaim":         {"$8"},                // 10 - priority
 	"JobClaimFlow":     {"$8"},                // 10 - priority
+	"JobClaimFair":     {"$4"},                // a batch's size
 	"JobHeldForUpdate": {"attempt"},           // attempt
 	"JobProgress":      {"attempt"},           // attempt
 	"JobArchiveHeld":   {"attempt"},           // attempt

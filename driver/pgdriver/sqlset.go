@@ -27,7 +27,7 @@ var flowSQL string
 // queries are the driver's statements, expanded once at start-up, their
 // @name parameters numbered $1, $2, … so that they prepare and plan as
 // written.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL, sqlset.JobColumns, sqlset.Numbered("$"))
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL, sqlset.JobColumns, sqlset.Numbered("$"))
 
 // q answers a statement that numbers its own parameters (or has none).
 func q(name string) string { return queries.Positional(name) }

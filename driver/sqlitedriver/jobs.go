@@ -33,6 +33,9 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	if p.Max <= 0 {
 		return nil, nil
 	}
+	if p.Fair != nil && p.Tenant == nil && !p.Flow { // limits come first: a flow claim is not fair
+		return e.jobClaimFair(ctx, p)
+	}
 	leaseKinds := p.Kinds
 	if p.LeaseKinds != nil {
 		leaseKinds = p.LeaseKinds

@@ -27,7 +27,7 @@ var retentionSQL string
 var flowSQL string
 
 // queries are the driver's statements, expanded once at start-up.
-var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL, sqlset.JobColumns)
+var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
 

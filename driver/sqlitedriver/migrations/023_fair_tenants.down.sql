@@ -1,0 +1,1 @@
+DROP INDEX skiplock_jobs_claim_tenant;
