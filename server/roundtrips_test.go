@@ -43,13 +43,15 @@ func (l *statementLog) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatc
 func (l *statementLog) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
 // take answers the statements since the last take, leaving out the token
-// lookups of authentication.
+// lookups of authentication and the wake-up listener's own session (it
+// connects, and reconnects, on a connection of the pool whenever it will).
 func (l *statementLog) take() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []string
 	for _, s := range l.sqls {
-		if !strings.Contains(s, "skiplock_tokens") {
+		listener := strings.HasPrefix(s, "LISTEN ") || strings.HasPrefix(s, "UNLISTEN ") || s == "SELECT current_schema()"
+		if !strings.Contains(s, "skiplock_tokens") && !listener {
 			out = append(out, s)
 		}
 	}
