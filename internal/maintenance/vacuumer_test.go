@@ -64,7 +64,10 @@ func vacuumOnceSeen(t *testing.T, drv *pgdriver.Driver) {
 // vacuum runs.
 func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 	t.Parallel()
-	drv, url := pgtest.Schema(t)
+	// A database of its own: the snapshots a vacuum may not pass are those
+	// of its database, and other tests' sessions in a shared one could
+	// hold theirs for as long as they like.
+	drv, url := pgtest.Database(t)
 	ctx := t.Context()
 	holder := pgtest.Conn(t, url)
 	if _, err := holder.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
@@ -73,8 +76,8 @@ func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 	if _, err := holder.Exec(ctx, `SELECT 1`); err != nil { // takes the snapshot
 		t.Fatal(err)
 	}
-	// Other tests share the database: wait until this snapshot is the
-	// oldest, which no transaction started later can change.
+	// Wait until this snapshot is the oldest of the database (a session of
+	// the pool's may still be finishing), which no later one can change.
 	testwait.Until(t, 30*time.Second, "the held snapshot to be the oldest", func() bool {
 		var oldest bool
 		err := drv.Pool().QueryRow(ctx, `SELECT (SELECT backend_xmin FROM pg_stat_activity WHERE pid = $1) =

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"net/url"
 	"os"
 	"sync/atomic"
 	"testing"
@@ -75,6 +76,64 @@ func Schema(t testing.TB) (*pgdriver.Driver, string) {
 		t.Fatalf("migrate: %v", err)
 	}
 	return d, url
+}
+
+// Database creates a fresh database, migrated, and answers a driver on it
+// and its URL; it is dropped when the test ends. For the few tests that
+// must see no other test's sessions: the oldest snapshot a vacuum may not
+// pass is per database. A role that may not create databases skips the
+// test, saying so.
+func Database(t testing.TB) (*pgdriver.Driver, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "skiplock_test_" + hex.EncodeToString(b)
+	admin, err := pgx.Connect(ctx, URL())
+	if err != nil {
+		t.Fatalf("connect to test database %s: %v (is PostgreSQL running?)", URL(), err)
+	}
+	defer admin.Close(ctx)
+	var may bool
+	if err := admin.QueryRow(ctx, `SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&may); err != nil {
+		t.Fatal(err)
+	}
+	if !may {
+		t.Skipf("the test role may not create databases; this test needs a database of its own")
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, URL())
+		if err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	dbURL := u.String()
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	d := pgdriver.New(pool)
+	if _, err := d.Migrator().Up(ctx, 0); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	return d, dbURL
 }
 
 // WithSearchPath adds search_path=schema to a URL.
