@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -34,33 +35,77 @@ func URL() string {
 // the schema's URL (with search_path) for processes the test starts.
 func Schema(t testing.TB) (*pgdriver.Driver, string) {
 	t.Helper()
+	schema := fresh(t, "SCHEMA", "", " CASCADE")
+	url := WithSearchPath(URL(), schema)
+	return migrated(t, url), url
+}
+
+// Database creates a fresh database, migrated, and answers a driver on it
+// and its URL; it is dropped when the test ends. For the few tests that
+// must see no other test's sessions: the oldest snapshot a vacuum may not
+// pass is per database. A role that may not create databases skips the
+// test, saying so.
+func Database(t testing.TB) (*pgdriver.Driver, string) {
+	t.Helper()
+	name := fresh(t, "DATABASE", `SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user`,
+		" WITH (FORCE)")
+	u, err := url.Parse(URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return migrated(t, u.String()), u.String()
+}
+
+// fresh creates a schema or database (what) of a new name on the test
+// database and drops it, with dropOptions, when the test ends. may, when
+// given, asks whether the role may create one: if not the test is skipped.
+func fresh(t testing.TB, what, may, dropOptions string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
-	schema := "skiplock_test_" + hex.EncodeToString(b)
+	name := "skiplock_test_" + hex.EncodeToString(b)
 	admin, err := pgx.Connect(ctx, URL())
 	if err != nil {
 		t.Fatalf("connect to test database %s: %v (is PostgreSQL running?)", URL(), err)
 	}
 	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("create schema: %v", err)
+	if may != "" {
+		var ok bool
+		if err := admin.QueryRow(ctx, may).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Skipf("the test role may not create a %s; this test needs one of its own", strings.ToLower(what))
+		}
+	}
+	if _, err := admin.Exec(ctx, "CREATE "+what+" "+name); err != nil {
+		t.Fatalf("create %s: %v", strings.ToLower(what), err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		conn, err := pgx.Connect(ctx, URL())
 		if err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+			t.Errorf("drop %s %s: %v", strings.ToLower(what), name, err)
 			return
 		}
 		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", schema, err)
+		if _, err := conn.Exec(ctx, "DROP "+what+" "+name+dropOptions); err != nil {
+			t.Errorf("drop %s %s: %v", strings.ToLower(what), name, err)
 		}
 	})
-	url := WithSearchPath(URL(), schema)
+	return name
+}
+
+// migrated opens a pool of up to 10 connections on url, closed when the
+// test ends (before what fresh made is dropped), and migrates it.
+func migrated(t testing.TB, url string) *pgdriver.Driver {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
@@ -75,65 +120,7 @@ func Schema(t testing.TB) (*pgdriver.Driver, string) {
 	if _, err := d.Migrator().Up(ctx, 0); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	return d, url
-}
-
-// Database creates a fresh database, migrated, and answers a driver on it
-// and its URL; it is dropped when the test ends. For the few tests that
-// must see no other test's sessions: the oldest snapshot a vacuum may not
-// pass is per database. A role that may not create databases skips the
-// test, saying so.
-func Database(t testing.TB) (*pgdriver.Driver, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "skiplock_test_" + hex.EncodeToString(b)
-	admin, err := pgx.Connect(ctx, URL())
-	if err != nil {
-		t.Fatalf("connect to test database %s: %v (is PostgreSQL running?)", URL(), err)
-	}
-	defer admin.Close(ctx)
-	var may bool
-	if err := admin.QueryRow(ctx, `SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&may); err != nil {
-		t.Fatal(err)
-	}
-	if !may {
-		t.Skipf("the test role may not create databases; this test needs a database of its own")
-	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		conn, err := pgx.Connect(ctx, URL())
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	dbURL := u.String()
-	pool, err := pgxpool.New(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	d := pgdriver.New(pool)
-	if _, err := d.Migrator().Up(ctx, 0); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return d, dbURL
+	return d
 }
 
 // WithSearchPath adds search_path=schema to a URL.
