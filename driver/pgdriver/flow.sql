@@ -113,7 +113,7 @@ FROM unnest(@ids::bigint[], @concurrency_keys::text[], @rate_keys::text[]) AS t(
 WHERE j.id = t.id;
 
 -- name: FlowSlotsEnsure
--- Gives each concurrency key @keys its @slots slots. DO NOTHING: an existing slot
+-- Gives each concurrency key of @keys its @slots. DO NOTHING: an existing slot
 -- is not locked, so that inserts never hold up a claim; a key whose last
 -- slot exists is passed over at the cost of one probe. A limit lowered
 -- removes the free slots above it and retires the held ones (a negative
@@ -133,7 +133,7 @@ WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = k.key AND s.
 ON CONFLICT DO NOTHING;
 
 -- name: FlowBucketsEnsure
--- Gives each rate key @keys its bucket, full; a changed rate or burst is
+-- Gives each rate key of @keys its bucket, full; a changed rate or burst is
 -- written without taking the lock of an unchanged bucket.
 WITH k AS (SELECT * FROM unnest(@keys::text[], @rates::float8[], @bursts::float8[]) AS k(key, rate, burst)), changed AS (
     UPDATE skiplock_flow_buckets b SET rate = k.rate, burst = k.burst, tokens = least(b.tokens, k.burst)
