@@ -16,7 +16,7 @@ func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*dr
 	s := newJobScanner()
 	var released int64
 	s.dest = append(s.dest, &released)
-	j, err := s.scan(e.q.QueryRow(ctx, q("JobCompleteHeld"), p.ID, p.Attempt, p.WorkerID, nullable(p.Result)))
+	j, err := s.scan(e.q.QueryRow(ctx, jobCompleteHeld.SQL, jobCompleteHeld.Args(completeHeldArgs{heldArgs(p.HeldJob), nullable(p.Result)})...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, driver.ErrLeaseLost
 	}
@@ -29,4 +29,12 @@ func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*dr
 		}
 	}
 	return j, nil
+}
+
+var jobCompleteHeld = bind[completeHeldArgs]("JobCompleteHeld")
+
+// completeHeldArgs finish a held job with Result (nil: NULL).
+type completeHeldArgs struct {
+	heldArgs
+	Result any `sql:"result"`
 }

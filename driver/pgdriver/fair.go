@@ -19,16 +19,11 @@ var fairSQL string
 // jobClaimFair claims as JobClaim does, shared between the queue's tenants
 // (driver.FairShare), in one statement.
 func (e executor) jobClaimFair(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
-	kinds := p.Kinds
-	if kinds == nil {
-		kinds = []string{}
-	}
-	leaseKinds, leases := kindLeases(kinds, p.LeaseKinds, p.Leases)
 	tenants, weights := p.Fair.Tenants, p.Fair.Weights
 	if tenants == nil {
 		tenants, weights = []string{}, []int{}
 	}
-	args := []any{p.Queue, p.WorkerID, kinds, p.Max, tenants, weights, leases, leaseKinds, secs(p.DefaultLease)}
+	args := jobClaimFair.Args(fairClaimArgs{newClaimArgs(p), tenants, weights})
 	var jobs []*driver.Job
 	read := func(rows pgx.Rows, err error) error {
 		if jobs, err = scanJobs(rows, err); err != nil {
@@ -39,5 +34,15 @@ func (e executor) jobClaimFair(ctx context.Context, p driver.ClaimParams) ([]*dr
 		slices.SortFunc(jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
 		return nil
 	}
-	return jobs, e.pinned(ctx, claimSettings, "JobClaimFair", args, read)
+	return jobs, e.pinned(ctx, claimSettings, jobClaimFair.SQL, args, read)
+}
+
+var jobClaimFair = bind[fairClaimArgs]("JobClaimFair")
+
+// fairClaimArgs are a claim's arguments and the weights of the tenants
+// that have one, by index (the others weigh 1).
+type fairClaimArgs struct {
+	claimArgs
+	Tenants []string `sql:"tenants"`
+	Weights []int    `sql:"weights"`
 }

@@ -11,9 +11,8 @@ import (
 // joins no set to the jobs table, and updates the picked jobs through the
 // primary key, whatever the table was when the connection made its plan.
 func TestFairClaimGenericPlanGoesByIndex(t *testing.T) {
-	plans := genericPlans(t, "JobClaimFair",
-		"(text, text, text[], int, text[], int[], float8[], text[], float8)",
-		"('q', 'w', '{}', 1000, '{}', '{}', '{}', '{}', 300)")
+	plans := genericPlans(t, "JobClaimFair", claimParams(map[string][2]string{
+		"tenants": {"text[]", "'{}'"}, "weights": {"int[]", "'{}'"}}))
 	for when, plan := range plans {
 		// The joins are of the statement's own small sets (tenants, what
 		// they took), never of the jobs table.

@@ -12,8 +12,7 @@ import (
 
 // jobClaimFlow is JobClaim honouring flow keys, in one statement
 // (JobClaimFlow), under the same settings as the claim.
-func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args []any) ([]*driver.Job, error) {
-	args = append(args, p.Max*driver.FlowScanFactor)
+func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args pagedClaimArgs) ([]*driver.Job, error) {
 	var jobs []*driver.Job
 	read := func(rows pgx.Rows, err error) error {
 		if jobs, err = scanJobs(rows, err); err != nil {
@@ -22,7 +21,8 @@ func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args [
 		slices.SortFunc(jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
 		return nil
 	}
-	return jobs, e.pinned(ctx, flowClaimSettings, "JobClaimFlow", args, read)
+	flowArgs := jobClaimFlow.Args(flowClaimArgs{args, p.Max * driver.FlowScanFactor})
+	return jobs, e.pinned(ctx, flowClaimSettings, jobClaimFlow.SQL, flowArgs, read)
 }
 
 // flowClaimSettings are claimSettings with hash and merge joins allowed:
@@ -78,7 +78,7 @@ func (e executor) flowTag(ctx context.Context, jobs []*driver.InsertParams, ids 
 		for i, k := range keys {
 			n[i] = int32(slots[k])
 		}
-		if _, err := e.q.Exec(ctx, q("FlowSlotsEnsure"), keys, n); err != nil {
+		if _, err := e.q.Exec(ctx, flowSlotsEnsure.SQL, flowSlotsEnsure.Args(slotsArgs{keys, n})...); err != nil {
 			return err
 		}
 	}
@@ -88,11 +88,11 @@ func (e executor) flowTag(ctx context.Context, jobs []*driver.InsertParams, ids 
 		for i, k := range keys {
 			rates[i], bursts[i] = buckets[k].rate, buckets[k].burst
 		}
-		if _, err := e.q.Exec(ctx, q("FlowBucketsEnsure"), keys, rates, bursts); err != nil {
+		if _, err := e.q.Exec(ctx, flowBucketsEnsure.SQL, flowBucketsEnsure.Args(bucketsArgs{keys, rates, bursts})...); err != nil {
 			return err
 		}
 	}
-	_, err := e.q.Exec(ctx, q("FlowTag"), tagIDs, cks, rks)
+	_, err := e.q.Exec(ctx, flowTag.SQL, flowTag.Args(tagArgs{tagIDs, cks, rks})...)
 	return err
 }
 
@@ -165,4 +165,37 @@ func (e executor) FlowTag(ctx context.Context, ids []int64, keys []*driver.FlowK
 		jobs[i] = &driver.InsertParams{Flow: k}
 	}
 	return e.flowTag(ctx, jobs, ids, nil)
+}
+
+var (
+	jobClaimFlow      = bind[flowClaimArgs]("JobClaimFlow")
+	flowTag           = bind[tagArgs]("FlowTag")
+	flowSlotsEnsure   = bind[slotsArgs]("FlowSlotsEnsure")
+	flowBucketsEnsure = bind[bucketsArgs]("FlowBucketsEnsure")
+)
+
+// flowClaimArgs are JobClaim's and the number of pending jobs read, Scan.
+type flowClaimArgs struct {
+	pagedClaimArgs
+	Scan int `sql:"scan"`
+}
+
+// tagArgs set the flow keys of the jobs IDs ("": none), by index.
+type tagArgs struct {
+	IDs             []int64  `sql:"ids"`
+	ConcurrencyKeys []string `sql:"concurrency_keys"`
+	RateKeys        []string `sql:"rate_keys"`
+}
+
+// slotsArgs give each concurrency key its number of slots, by index.
+type slotsArgs struct {
+	Keys  []string `sql:"keys"`
+	Slots []int32  `sql:"slots"`
+}
+
+// bucketsArgs give each rate key its rate and burst, by index.
+type bucketsArgs struct {
+	Keys   []string  `sql:"keys"`
+	Rates  []float64 `sql:"rates"`
+	Bursts []float64 `sql:"bursts"`
 }

@@ -5,15 +5,15 @@
 -- takes a free slot of its concurrency key (FOR UPDATE SKIP LOCKED: a slot
 -- is never shared) and a token of its rate key (the bucket row locked, its
 -- tokens read and spent in its newest version); a job that gets neither
--- stays pending with its attempt unspent. $12 bounds the jobs read.
+-- stays pending with its attempt unspent. @scan bounds the jobs read.
 WITH cand AS (
     SELECT j.id, j.concurrency_key AS ck, j.rate_key AS rk, (10 - j.priority) AS r, j.run_at
     FROM skiplock_jobs j
-    WHERE j.state = 'pending' AND j.queue = $1
-      AND (cardinality($3::text[]) = 0 OR j.kind = ANY($3::text[]))
-      AND ($7::text IS NULL OR j.tenant = $7)
-      AND ((10 - j.priority), j.run_at, j.id) > ($8::int, $9::timestamptz, $10::bigint)
-      AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
+    WHERE j.state = 'pending' AND j.queue = @queue
+      AND (cardinality(@kinds::text[]) = 0 OR j.kind = ANY(@kinds::text[]))
+      AND (@tenant::text IS NULL OR j.tenant = @tenant)
+      AND ((10 - j.priority), j.run_at, j.id) > (@after_rank::int, @after_run_at::timestamptz, @after_id::bigint)
+      AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused)
       -- OFFSET 0: a probe of the key per job, never a hash of every free slot.
       AND (j.concurrency_key IS NULL
            OR EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = j.concurrency_key AND s.slot > 0 AND s.job_id IS NULL
@@ -23,7 +23,7 @@ WITH cand AS (
                       AND least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) >= 1
                       OFFSET 0))
     ORDER BY (10 - j.priority), j.run_at, j.id
-    LIMIT $12
+    LIMIT @scan
 ), ranked AS (
     SELECT c.*, row_number() OVER (PARTITION BY c.ck ORDER BY c.r, c.run_at, c.id) AS nc,
            row_number() OVER (PARTITION BY c.rk ORDER BY c.r, c.run_at, c.id) AS nr
@@ -54,7 +54,7 @@ WITH cand AS (
     WHERE (x.ck IS NULL OR x.nc <= m.cn[array_position(m.ckeys, x.ck)])
       AND (x.rk IS NULL OR x.nr <= m.rn[array_position(m.rkeys, x.rk)])
     ORDER BY x.r, x.run_at, x.id
-    LIMIT $4
+    LIMIT @max
 ), locked AS (
     SELECT j.id, j.concurrency_key AS ck, j.rate_key AS rk, (10 - j.priority) AS r, j.run_at
     FROM skiplock_jobs j
@@ -100,25 +100,25 @@ WITH cand AS (
 -- started_at is the clock's time, not the transaction's: after the slot
 -- was freed, so that a key's jobs' own records show them one after another.
 UPDATE skiplock_jobs j
-SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = clock_timestamp(), heartbeat_at = now(),
+SET state = 'running', attempt = j.attempt + 1, worker_id = @worker_id, started_at = clock_timestamp(), heartbeat_at = now(),
     updated_at = now(),
-    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($11::text[], j.kind)], $6::float8))
+    lease_until = now() + make_interval(secs => coalesce((@leases::float8[])[array_position(@lease_kinds::text[], j.kind)], @default_lease::float8))
 WHERE j.id = ANY(ARRAY(SELECT id FROM chosen))
 RETURNING {{cols j:}};
 
 -- name: FlowTag
 -- Sets the flow keys of jobs just inserted, in the insert's transaction.
 UPDATE skiplock_jobs j SET concurrency_key = nullif(t.ck, ''), rate_key = nullif(t.rk, '')
-FROM unnest($1::bigint[], $2::text[], $3::text[]) AS t(id, ck, rk)
+FROM unnest(@ids::bigint[], @concurrency_keys::text[], @rate_keys::text[]) AS t(id, ck, rk)
 WHERE j.id = t.id;
 
 -- name: FlowSlotsEnsure
--- Gives each concurrency key $1 its $2 slots. DO NOTHING: an existing slot
+-- Gives each concurrency key of @keys its @slots. DO NOTHING: an existing slot
 -- is not locked, so that inserts never hold up a claim; a key whose last
 -- slot exists is passed over at the cost of one probe. A limit lowered
 -- removes the free slots above it and retires the held ones (a negative
 -- number, which no claim takes) until their jobs let go of them.
-WITH k AS (SELECT * FROM unnest($1::text[], $2::int[]) AS k(key, n)), gone AS (
+WITH k AS (SELECT * FROM unnest(@keys::text[], @slots::int[]) AS k(key, n)), gone AS (
     -- Two ranges of the key's index, each a probe when empty.
     DELETE FROM skiplock_flow_slots s USING k WHERE s.key = k.key AND s.slot > k.n AND s.job_id IS NULL
 ), gone_retired AS (
@@ -133,9 +133,9 @@ WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots s WHERE s.key = k.key AND s.
 ON CONFLICT DO NOTHING;
 
 -- name: FlowBucketsEnsure
--- Gives each rate key $1 its bucket, full; a changed rate or burst is
+-- Gives each rate key of @keys its bucket, full; a changed rate or burst is
 -- written without taking the lock of an unchanged bucket.
-WITH k AS (SELECT * FROM unnest($1::text[], $2::float8[], $3::float8[]) AS k(key, rate, burst)), changed AS (
+WITH k AS (SELECT * FROM unnest(@keys::text[], @rates::float8[], @bursts::float8[]) AS k(key, rate, burst)), changed AS (
     UPDATE skiplock_flow_buckets b SET rate = k.rate, burst = k.burst, tokens = least(b.tokens, k.burst)
     FROM k WHERE b.key = k.key AND (b.rate <> k.rate OR b.burst <> k.burst)
 )

@@ -44,22 +44,20 @@ func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, st
 	if !p.Plain() || p.Flow != nil {
 		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key, dependencies or flow keys", p.Kind)
 	}
-	runAt, tags := runAtAndTags(p)
-	return scanOne(e.q.QueryRow(ctx, q("JobInsertStart"), p.Kind, p.Op, p.Queue, p.Tenant, p.Paused,
-		p.Priority, jsonOr(p.Payload, "{}"), jsonOr(p.Metadata, "{}"), tags, p.MaxRetries, runAt,
-		p.WorkflowID, p.Stage, p.RunOnParentFailure, start.WorkerID, secs(start.Lease)))
+	args := jobInsertStart.Args(insertStartArgs{newJobColumns(p), start.WorkerID, secs(start.Lease)})
+	return scanOne(e.q.QueryRow(ctx, jobInsertStart.SQL, args...))
 }
 
 func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertParams, out []driver.InsertResult) error {
 	if len(jobs) == 1 {
-		j, err := scanOne(e.q.QueryRow(ctx, q("JobInsert"), insertArgs(jobs[0], false)...))
+		j, err := scanOne(e.q.QueryRow(ctx, jobInsert.SQL, jobInsert.Args(newInsertArgs(jobs[0], false))...))
 		out[0] = driver.InsertResult{Job: j}
 		return err
 	}
 	return e.inTx(ctx, func(tx executor) error {
 		b := &pgx.Batch{}
 		for _, p := range jobs {
-			b.Queue(q("JobInsert"), insertArgs(p, false)...)
+			b.Queue(jobInsert.SQL, jobInsert.Args(newInsertArgs(p, false))...)
 		}
 		br := tx.q.SendBatch(ctx, b)
 		for i := range jobs {
@@ -88,15 +86,18 @@ func runAtAndTags(p *driver.InsertParams) (*time.Time, []string) {
 	return runAt, tags
 }
 
-func insertArgs(p *driver.InsertParams, waiting bool) []any {
+func newJobColumns(p *driver.InsertParams) jobColumns {
 	runAt, tags := runAtAndTags(p)
+	return jobColumns{p.Kind, p.Op, p.Queue, p.Tenant, p.Paused, p.Priority, jsonOr(p.Payload, "{}"),
+		jsonOr(p.Metadata, "{}"), tags, p.MaxRetries, runAt, p.WorkflowID, p.Stage, p.RunOnParentFailure}
+}
+
+func newInsertArgs(p *driver.InsertParams, waiting bool) insertArgs {
 	deps := p.DependsOn
 	if deps == nil {
 		deps = []int64{}
 	}
-	return []any{p.Kind, p.Op, p.Queue, p.Tenant, p.Paused, waiting, p.Priority, jsonOr(p.Payload, "{}"),
-		jsonOr(p.Metadata, "{}"), tags, runAt, p.MaxRetries, p.IdempotencyKey, deps, p.WorkflowID, p.Stage,
-		p.RunOnParentFailure}
+	return insertArgs{newJobColumns(p), waiting, p.IdempotencyKey, deps}
 }
 
 func jsonOr(b []byte, def string) string {
@@ -119,7 +120,7 @@ func (e executor) insertOne(ctx context.Context, p *driver.InsertParams) (driver
 			waiting = true
 		}
 	}
-	args := insertArgs(p, waiting)
+	args := newInsertArgs(p, waiting)
 	var res driver.InsertResult
 	if p.IdempotencyKey != "" && p.UniquePolicy == "window" {
 		res, err = e.insertWindowed(ctx, p, args)
@@ -133,9 +134,9 @@ func (e executor) insertOne(ctx context.Context, p *driver.InsertParams) (driver
 }
 
 // insertActive keeps one live job per key: a conflict returns the holder.
-func (e executor) insertActive(ctx context.Context, p *driver.InsertParams, args []any) (driver.InsertResult, error) {
+func (e executor) insertActive(ctx context.Context, p *driver.InsertParams, args insertArgs) (driver.InsertResult, error) {
 	for range 5 {
-		j, err := scanOne(e.q.QueryRow(ctx, q("JobInsert"), args...))
+		j, err := scanOne(e.q.QueryRow(ctx, jobInsert.SQL, jobInsert.Args(args)...))
 		if err == nil {
 			return driver.InsertResult{Job: j}, nil
 		}
@@ -155,10 +156,11 @@ func (e executor) insertActive(ctx context.Context, p *driver.InsertParams, args
 }
 
 // insertWindowed takes the key for the window, or returns the job holding it.
-func (e executor) insertWindowed(ctx context.Context, p *driver.InsertParams, args []any) (driver.InsertResult, error) {
+func (e executor) insertWindowed(ctx context.Context, p *driver.InsertParams, args insertArgs) (driver.InsertResult, error) {
 	var id int64
 	var took bool
-	err := e.q.QueryRow(ctx, q("UniqueKeyTake"), p.Tenant, p.IdempotencyKey, secs(p.UniqueWindow)).Scan(&id, &took)
+	take := uniqueKeyTake.Args(keyTakeArgs{keyArgs{p.Tenant, p.IdempotencyKey}, secs(p.UniqueWindow)})
+	err := e.q.QueryRow(ctx, uniqueKeyTake.SQL, take...).Scan(&id, &took)
 	if err == pgx.ErrNoRows {
 		if err := e.q.QueryRow(ctx, uniqueKeyHolder.SQL, uniqueKeyHolder.Args(keyArgs{p.Tenant, p.IdempotencyKey})...).Scan(&id); err != nil {
 			return driver.InsertResult{}, fmt.Errorf("read holder of key %q: %w", p.IdempotencyKey, err)
@@ -169,7 +171,7 @@ func (e executor) insertWindowed(ctx context.Context, p *driver.InsertParams, ar
 	if err != nil {
 		return driver.InsertResult{}, err
 	}
-	j, err := scanOne(e.q.QueryRow(ctx, q("JobInsertWithID"), append(args, id)...))
+	j, err := scanOne(e.q.QueryRow(ctx, jobInsertWithID.SQL, jobInsertWithID.Args(insertWithIDArgs{args, id})...))
 	if err == driver.ErrNotFound {
 		// A live job still holds the key after its window: it stays the one.
 		j, err = scanOne(e.q.QueryRow(ctx, jobByKey.SQL, jobByKey.Args(keyArgs{p.Tenant, p.IdempotencyKey})...))
@@ -234,11 +236,62 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 }
 
 var (
+	jobInsert       = bind[insertArgs]("JobInsert")
+	jobInsertWithID = bind[insertWithIDArgs]("JobInsertWithID")
+	jobInsertStart  = bind[insertStartArgs]("JobInsertStart")
+	uniqueKeyTake   = bind[keyTakeArgs]("UniqueKeyTake")
 	jobByKey        = bind[keyArgs]("JobByKey")
 	uniqueKeyHolder = bind[keyArgs]("UniqueKeyHolder")
 	jobParentStates = bind[idsArg]("JobParentStates")
 	jobDepInsert    = bind[depInsertArgs]("JobDepInsert")
 )
+
+// jobColumns are the columns every insert statement takes from the job.
+type jobColumns struct {
+	Kind               string     `sql:"kind"`
+	Op                 string     `sql:"op"`
+	Queue              string     `sql:"queue"`
+	Tenant             string     `sql:"tenant"`
+	Paused             bool       `sql:"paused"`
+	Priority           int        `sql:"priority"`
+	Payload            string     `sql:"payload"`
+	Metadata           string     `sql:"metadata"`
+	Tags               []string   `sql:"tags"`
+	MaxRetries         int        `sql:"max_retries"`
+	RunAt              *time.Time `sql:"run_at"` // nil: the database's now
+	WorkflowID         string     `sql:"workflow_id"`
+	Stage              string     `sql:"stage"`
+	RunOnParentFailure bool       `sql:"run_on_parent_failure"`
+}
+
+// insertArgs are JobInsert's: a job waiting for its parents, or holding a
+// key, or neither.
+type insertArgs struct {
+	jobColumns
+	Waiting        bool    `sql:"waiting"`
+	IdempotencyKey string  `sql:"idempotency_key"`
+	DependsOn      []int64 `sql:"depends_on"`
+}
+
+// insertWithIDArgs insert the job under the id its window key took.
+type insertWithIDArgs struct {
+	insertArgs
+	ID int64 `sql:"id"`
+}
+
+// insertStartArgs insert a plain job started for WorkerID, leased Lease
+// seconds.
+type insertStartArgs struct {
+	jobColumns
+	WorkerID string  `sql:"worker_id"`
+	Lease    float64 `sql:"lease"`
+}
+
+// keyTakeArgs take a key for Window seconds.
+type keyTakeArgs struct {
+	keyArgs
+	Window float64 `sql:"window"`
+}
 
 // keyArgs name an idempotency key.
 type keyArgs struct {

@@ -63,16 +63,10 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	if p.Fair != nil && p.Tenant == nil && !p.Flow { // limits come first: a flow claim is not fair
 		return e.jobClaimFair(ctx, p)
 	}
-	kinds := p.Kinds
-	if kinds == nil {
-		kinds = []string{}
-	}
-	leaseKinds, leases := kindLeases(kinds, p.LeaseKinds, p.Leases)
-	rank, runAt, id := -1, time.Time{}, int64(0) // before every job
+	args := pagedClaimArgs{claimArgs: newClaimArgs(p), Tenant: p.Tenant, AfterRank: -1} // before every job
 	if a := p.After; a != nil {
-		rank, runAt, id = 10-a.Priority, a.RunAt, a.ID
+		args.AfterRank, args.AfterRunAt, args.AfterID = 10-a.Priority, a.RunAt, a.ID
 	}
-	args := []any{p.Queue, p.WorkerID, kinds, p.Max, leases, secs(p.DefaultLease), p.Tenant, rank, runAt, id, leaseKinds}
 	if p.Flow {
 		return e.jobClaimFlow(ctx, p, args)
 	}
@@ -89,7 +83,38 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	// again (delivery is at least once), so its commit need not wait for the
 	// WAL flush: the completion's commit does, and flushes the claim with
 	// it.
-	return jobs, e.pinned(ctx, claimSettings, "JobClaim", args, read)
+	return jobs, e.pinned(ctx, claimSettings, jobClaim.SQL, jobClaim.Args(args), read)
+}
+
+// claimArgs are the arguments every claim statement takes.
+type claimArgs struct {
+	Queue        string    `sql:"queue"`
+	WorkerID     string    `sql:"worker_id"`
+	Kinds        []string  `sql:"kinds"` // empty: any kind
+	Max          int       `sql:"max"`
+	LeaseKinds   []string  `sql:"lease_kinds"`
+	Leases       []float64 `sql:"leases"` // seconds, by LeaseKinds
+	DefaultLease float64   `sql:"default_lease"`
+}
+
+func newClaimArgs(p driver.ClaimParams) claimArgs {
+	kinds := p.Kinds
+	if kinds == nil {
+		kinds = []string{}
+	}
+	leaseKinds, leases := kindLeases(kinds, p.LeaseKinds, p.Leases)
+	return claimArgs{p.Queue, p.WorkerID, kinds, p.Max, leaseKinds, leases, secs(p.DefaultLease)}
+}
+
+// pagedClaimArgs are JobClaim's: a claim of Tenant's jobs (nil: anyone's)
+// after a place in claim order, (10 - priority, run_at, id); AfterRank -1
+// starts at the head.
+type pagedClaimArgs struct {
+	claimArgs
+	Tenant     *string   `sql:"tenant"`
+	AfterRank  int       `sql:"after_rank"`
+	AfterRunAt time.Time `sql:"after_run_at"`
+	AfterID    int64     `sql:"after_id"`
 }
 
 // genericPlan makes a prepared statement run its generic plan, made once
@@ -123,15 +148,10 @@ const claimSettings = genericPlan + ", set_config('synchronous_commit', 'off', t
 // and never shares the pinned generic plan.
 const inCallerTx = "\n-- in the caller's transaction"
 
-// pinned runs the statement name under settings in a transaction of its
+// pinned runs the statement sql under settings in a transaction of its
 // own, or, inside a caller's transaction, as a statement of its own text
 // planned as PostgreSQL chooses (the settings would outlive it there).
-func (e executor) pinned(ctx context.Context, settings, name string, args []any, read func(pgx.Rows, error) error) error {
-	return e.pinnedSQL(ctx, settings, q(name), args, read)
-}
-
-// pinnedSQL is pinned for a statement's text.
-func (e executor) pinnedSQL(ctx context.Context, settings, sql string, args []any, read func(pgx.Rows, error) error) error {
+func (e executor) pinned(ctx context.Context, settings, sql string, args []any, read func(pgx.Rows, error) error) error {
 	if e.inCallersTx() {
 		return read(e.q.Query(ctx, sql+inCallerTx, args...))
 	}
@@ -184,7 +204,8 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		})
 		return err
 	}
-	return out, e.pinned(ctx, genericPlan, "JobHeartbeat", []any{p.WorkerID, ids, attempts, leases}, read)
+	args := jobHeartbeat.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
+	return out, e.pinned(ctx, genericPlan, jobHeartbeat.SQL, args, read)
 }
 
 // JobCompleteMany finishes a batch in one statement; the jobs must share a
@@ -218,7 +239,8 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 		}
 		return rows.Err()
 	}
-	if err := e.pinned(ctx, genericPlan, "JobCompleteMany", []any{jobs[0].WorkerID, ids, attempts, results}, read); err != nil {
+	args := jobCompleteMany.Args(completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results})
+	if err := e.pinned(ctx, genericPlan, jobCompleteMany.SQL, args, read); err != nil {
 		return nil, err
 	}
 	var err error
@@ -325,6 +347,9 @@ func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
 
 var (
 	jobNextIDs       = bind[countArg]("JobNextIDs")
+	jobClaim         = bind[pagedClaimArgs]("JobClaim")
+	jobHeartbeat     = bind[heartbeatArgs]("JobHeartbeat")
+	jobCompleteMany  = bind[completeManyArgs]("JobCompleteMany")
 	jobHeldForUpdate = bind[heldArgs]("JobHeldForUpdate")
 	jobRetryLater    = bind[retryArgs]("JobRetryLater")
 	jobArchiveHeld   = bind[archiveHeldArgs]("JobArchiveHeld")
@@ -334,6 +359,26 @@ var (
 
 type countArg struct {
 	Count int `sql:"count"`
+}
+
+// batchHeldArgs name a batch of WorkerID's held jobs as batchArgs answers
+// them: their ids, and their attempts as a jsonb object keyed by id.
+type batchHeldArgs struct {
+	WorkerID string  `sql:"worker_id"`
+	IDs      []int64 `sql:"ids"`
+	Attempts []byte  `sql:"attempts"`
+}
+
+// heartbeatArgs give each job its lease, in seconds, keyed by id.
+type heartbeatArgs struct {
+	batchHeldArgs
+	Leases []byte `sql:"leases"`
+}
+
+// completeManyArgs give each job its result, keyed by id (none: NULL).
+type completeManyArgs struct {
+	batchHeldArgs
+	Results []byte `sql:"results"`
 }
 
 type retryArgs struct {

@@ -33,12 +33,12 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		if res.Paused, err = tx.rescuePaused(ctx, limit, since); err != nil {
 			return err
 		}
-		queues, err := collectStrings(tx.q.Query(ctx, q("JobRescueRequeue"), limit, since))
+		queues, err := collectStrings(tx.q.Query(ctx, jobRescueRequeue.SQL, jobRescueRequeue.Args(pageArgs{limit, since})...))
 		if err != nil {
 			return err
 		}
 		res.Requeued = len(queues)
-		rows, err := tx.q.Query(ctx, q("JobRescueFinal"), limit, since)
+		rows, err := tx.q.Query(ctx, jobRescueFinal.SQL, jobRescueFinal.Args(pageArgs{limit, since})...)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	}
 	res.Now = res.Now.UTC()
 	var queues []string
-	err := e.pinnedSQL(ctx, genericPlan, jobPromoteScheduled.SQL, jobPromoteScheduled.Args(pageArgs{limit, since}), func(rows pgx.Rows, err error) error {
+	err := e.pinned(ctx, genericPlan, jobPromoteScheduled.SQL, jobPromoteScheduled.Args(pageArgs{limit, since}), func(rows pgx.Rows, err error) error {
 		queues, err = collectStrings(rows, err)
 		return err
 	})
@@ -167,6 +167,8 @@ func collectStrings(rows pgx.Rows, err error) ([]string, error) {
 var (
 	jobPromoteScheduled = bind[pageArgs]("JobPromoteScheduled")
 	depsSettled         = bind[limitArg]("DepsSettled")
+	jobRescueRequeue    = bind[pageArgs]("JobRescueRequeue")
+	jobRescueFinal      = bind[pageArgs]("JobRescueFinal")
 	depsOfParents       = bind[parentsArg]("DepsOfParents")
 	depDelete           = bind[depArgs]("DepDelete")
 	jobCancelDependent  = bind[cancelDependentArgs]("JobCancelDependent")

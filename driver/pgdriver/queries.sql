@@ -3,39 +3,38 @@
 -- alias d with the named columns replaced (see sqlset.go). Parameters are
 -- named, @name: the driver numbers them $1, $2, … at load, and the struct
 -- each statement is bound to (sqlset.Bind) must give exactly those names.
--- A few statements still number their own parameters.
 
 -- name: JobInsert
 INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
-VALUES ($1, nullif($2, ''), $3, $4,
-    CASE WHEN $5::boolean THEN 'paused' WHEN $6::boolean THEN 'waiting'
-         WHEN coalesce($11::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
-    $7, $8, $9, $10, $12, coalesce($11::timestamptz, now()), nullif($13, ''), $14, nullif($15, ''), nullif($16, ''), $17)
+VALUES (@kind, nullif(@op, ''), @queue, @tenant,
+    CASE WHEN @paused::boolean THEN 'paused' WHEN @waiting::boolean THEN 'waiting'
+         WHEN coalesce(@run_at::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
+    @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at::timestamptz, now()), nullif(@idempotency_key, ''), @depends_on, nullif(@workflow_id, ''), nullif(@stage, ''), @run_on_parent_failure)
 ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING {{cols}};
 
 -- name: JobInsertStart
--- A plain job that starts at once for worker $15 (lease $16 seconds), as a
+-- A plain job that starts at once for worker @worker_id (lease @lease seconds), as a
 -- claim would start it, unless it is due later, paused, or its queue paused.
 -- MATERIALIZED: inlined, the state's queue probe ran once per use of
 -- s.state (six index scans of skiplock_queues per insert instead of one).
 WITH s AS MATERIALIZED (
-    SELECT CASE WHEN $5::boolean THEN 'paused'
-                WHEN coalesce($11::timestamptz, now()) > now() THEN 'scheduled'
-                WHEN EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $3 AND q.paused) THEN 'pending'
+    SELECT CASE WHEN @paused::boolean THEN 'paused'
+                WHEN coalesce(@run_at::timestamptz, now()) > now() THEN 'scheduled'
+                WHEN EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused) THEN 'pending'
                 ELSE 'running' END AS state
 )
 INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, workflow_id, stage, run_on_parent_failure,
     attempt, worker_id, started_at, heartbeat_at, lease_until)
-SELECT $1, nullif($2, ''), $3, $4, s.state, $6, $7, $8, $9, $10, coalesce($11::timestamptz, now()),
-    nullif($12, ''), nullif($13, ''), $14,
+SELECT @kind, nullif(@op, ''), @queue, @tenant, s.state, @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at::timestamptz, now()),
+    nullif(@workflow_id, ''), nullif(@stage, ''), @run_on_parent_failure,
     CASE WHEN s.state = 'running' THEN 1 ELSE 0 END,
-    CASE WHEN s.state = 'running' THEN $15::text END,
+    CASE WHEN s.state = 'running' THEN @worker_id::text END,
     CASE WHEN s.state = 'running' THEN now() END,
     CASE WHEN s.state = 'running' THEN now() END,
-    CASE WHEN s.state = 'running' THEN now() + make_interval(secs => $16::float8) END
+    CASE WHEN s.state = 'running' THEN now() + make_interval(secs => @lease::float8) END
 FROM s
 RETURNING {{cols}};
 
@@ -44,7 +43,7 @@ SELECT {{cols}} FROM skiplock_jobs WHERE tenant = @tenant AND idempotency_key = 
 
 -- name: UniqueKeyTake
 INSERT INTO skiplock_unique_keys (tenant, key, job_id, expires_at)
-VALUES ($1, $2, nextval('skiplock_jobs_id_seq'), now() + make_interval(secs => $3::float8))
+VALUES (@tenant, @key, nextval('skiplock_jobs_id_seq'), now() + make_interval(secs => @window::float8))
 ON CONFLICT (tenant, key) DO UPDATE SET job_id = EXCLUDED.job_id, expires_at = EXCLUDED.expires_at
     WHERE skiplock_unique_keys.expires_at <= now()
 RETURNING job_id, true;
@@ -67,10 +66,10 @@ WHERE (k.tenant, k.key) IN (
 -- name: JobInsertWithID
 INSERT INTO skiplock_jobs (id, kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
-VALUES ($18, $1, nullif($2, ''), $3, $4,
-    CASE WHEN $5::boolean THEN 'paused' WHEN $6::boolean THEN 'waiting'
-         WHEN coalesce($11::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
-    $7, $8, $9, $10, $12, coalesce($11::timestamptz, now()), nullif($13, ''), $14, nullif($15, ''), nullif($16, ''), $17)
+VALUES (@id, @kind, nullif(@op, ''), @queue, @tenant,
+    CASE WHEN @paused::boolean THEN 'paused' WHEN @waiting::boolean THEN 'waiting'
+         WHEN coalesce(@run_at::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
+    @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at::timestamptz, now()), nullif(@idempotency_key, ''), @depends_on, nullif(@workflow_id, ''), nullif(@stage, ''), @run_on_parent_failure)
 ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
 RETURNING {{cols}};
 
@@ -94,36 +93,36 @@ INSERT INTO skiplock_job_deps (job_id, parent_id) SELECT @job_id, unnest(@parent
 -- driver puts them in claim order.
 WITH picked AS (
     SELECT id FROM skiplock_jobs
-    WHERE state = 'pending' AND queue = $1
-      AND (cardinality($3::text[]) = 0 OR kind = ANY($3::text[]))
-      AND ($7::text IS NULL OR tenant = $7)
-      -- Claim order is (10 - priority, run_at, id); $8 = -1 starts at the head.
-      AND ((10 - priority), run_at, id) > ($8::int, $9::timestamptz, $10::bigint)
-      AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = $1 AND q.paused)
+    WHERE state = 'pending' AND queue = @queue
+      AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
+      AND (@tenant::text IS NULL OR tenant = @tenant)
+      -- Claim order is (10 - priority, run_at, id); @after_rank = -1 starts at the head.
+      AND ((10 - priority), run_at, id) > (@after_rank::int, @after_run_at::timestamptz, @after_id::bigint)
+      AND NOT EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused)
     ORDER BY (10 - priority), run_at, id
-    LIMIT $4
+    LIMIT @max
     FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j
-SET state = 'running', attempt = j.attempt + 1, worker_id = $2, started_at = now(), heartbeat_at = now(),
+SET state = 'running', attempt = j.attempt + 1, worker_id = @worker_id, started_at = now(), heartbeat_at = now(),
     updated_at = now(),
-    lease_until = now() + make_interval(secs => coalesce(($5::float8[])[array_position($11::text[], j.kind)], $6::float8))
+    lease_until = now() + make_interval(secs => coalesce((@leases::float8[])[array_position(@lease_kinds::text[], j.kind)], @default_lease::float8))
 WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
 RETURNING {{cols j:}};
 
 -- name: JobHeartbeat
 -- As in JobCompleteMany, the jobs are found by primary key from the id array
--- $2 alone; their attempts ($3) and lease seconds ($4) are jsonb objects
+-- @ids alone; their attempts (@attempts) and lease seconds (@leases) are jsonb objects
 -- keyed by id, and the state is a subquery's value.
 UPDATE skiplock_jobs j
-SET lease_until = now() + make_interval(secs => ($4::jsonb ->> j.id::text)::float8), heartbeat_at = now()
-WHERE j.id = ANY($2::bigint[]) AND j.worker_id = $1 AND j.state = (SELECT 'running'::text)
-  AND j.attempt = ($3::jsonb ->> j.id::text)::int
+SET lease_until = now() + make_interval(secs => (@leases::jsonb ->> j.id::text)::float8), heartbeat_at = now()
+WHERE j.id = ANY(@ids::bigint[]) AND j.worker_id = @worker_id AND j.state = (SELECT 'running'::text)
+  AND j.attempt = (@attempts::jsonb ->> j.id::text)::int
 RETURNING j.id, j.lease_until, j.cancel_requested, j.pause_requested;
 
 -- name: JobCompleteMany
--- The jobs are found by primary key from the id array $2 alone; their
--- attempts ($3) and results ($4) are jsonb objects keyed by id. A join with
+-- The jobs are found by primary key from the id array @ids alone; their
+-- attempts (@attempts) and results (@results) are jsonb objects keyed by id. A join with
 -- the batch instead let a generic plan made while the table was empty
 -- (vacuumed to no pages) walk the whole table and probe the batch for each
 -- row, for as long as the connection lived. The state is compared with a
@@ -132,9 +131,9 @@ RETURNING j.id, j.lease_until, j.cancel_requested, j.pause_requested;
 -- vacuum (100x slower under churn).
 WITH d AS (
     DELETE FROM skiplock_jobs j
-    WHERE j.id = ANY($2::bigint[]) AND j.worker_id = $1 AND j.state = (SELECT 'running'::text)
-      AND j.attempt = ($3::jsonb ->> j.id::text)::int
-    RETURNING j.*, $4::jsonb -> j.id::text AS new_result
+    WHERE j.id = ANY(@ids::bigint[]) AND j.worker_id = @worker_id AND j.state = (SELECT 'running'::text)
+      AND j.attempt = (@attempts::jsonb ->> j.id::text)::int
+    RETURNING j.*, @results::jsonb -> j.id::text AS new_result
 ), a AS (
     INSERT INTO skiplock_jobs_archive ({{cols}})
     SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=d.new_result, finished_at=now(), updated_at=now(), lease_until=NULL, progress=CASE WHEN d.cancel_requested THEN d.progress ELSE 100 END}}
@@ -153,11 +152,11 @@ SELECT id, state, (SELECT count(*) FROM released) FROM a;
 -- One held job, found by primary key; the finished row and the count of
 -- dependents it released come back from the same statement.
 WITH d AS (
-    DELETE FROM skiplock_jobs WHERE id = $1 AND attempt = $2 AND worker_id = $3 AND state = 'running'
+    DELETE FROM skiplock_jobs WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
     RETURNING *
 ), a AS (
     INSERT INTO skiplock_jobs_archive ({{cols}})
-    SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=$4::jsonb, finished_at=now(), updated_at=now(), lease_until=NULL, progress=CASE WHEN d.cancel_requested THEN d.progress ELSE 100 END}}
+    SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=@result::jsonb, finished_at=now(), updated_at=now(), lease_until=NULL, progress=CASE WHEN d.cancel_requested THEN d.progress ELSE 100 END}}
     FROM d
     RETURNING {{cols}}
 ), released AS (
@@ -300,9 +299,9 @@ RETURNING {{cols}};
 -- never by a join (see JobClaim).
 WITH x AS (
     SELECT id FROM skiplock_jobs
-    WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND attempt <= max_retries AND NOT cancel_requested
+    WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND attempt <= max_retries AND NOT cancel_requested
       AND NOT pause_requested
-    ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED
+    ORDER BY lease_until LIMIT @limit FOR UPDATE SKIP LOCKED
 )
 UPDATE skiplock_jobs j
 SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = now(),
@@ -315,9 +314,9 @@ RETURNING j.queue;
 WITH d AS (
     DELETE FROM skiplock_jobs j WHERE j.id = ANY(ARRAY(
         SELECT id FROM skiplock_jobs
-        WHERE state = 'running' AND lease_until < now() AND lease_until >= $2 AND (attempt > max_retries OR cancel_requested)
+        WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND (attempt > max_retries OR cancel_requested)
           AND (cancel_requested OR NOT pause_requested)
-        ORDER BY lease_until LIMIT $1 FOR UPDATE SKIP LOCKED))
+        ORDER BY lease_until LIMIT @limit FOR UPDATE SKIP LOCKED))
     RETURNING *
 )
 INSERT INTO skiplock_jobs_archive ({{cols}})

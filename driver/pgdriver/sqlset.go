@@ -29,7 +29,7 @@ var flowSQL string
 // written.
 var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL, sqlset.JobColumns, sqlset.Numbered("$"))
 
-// q answers a statement that numbers its own parameters (or has none).
+// q answers a statement without parameters (every parameter is named).
 func q(name string) string { return queries.Positional(name) }
 
 // bind ties a statement with named parameters to the struct of its
