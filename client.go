@@ -104,7 +104,14 @@ func (c *Client) Start(ctx context.Context) error {
 		return fmt.Errorf("skiplock: start: %w", err)
 	}
 	c.settlePolicies() // by the contracts in force: leases, timeouts, backoffs
-	if err := c.rescuer().RunOnce(ctx); err != nil {
+	// A database busy past its timeout (another process's long write on
+	// SQLite) passes on a second or third try; errors that will not mend
+	// (no schema, no permission) come back at once each time.
+	err := c.rescuer().RunOnce(ctx)
+	for try := 1; try < 3 && err != nil && ctx.Err() == nil && !errors.Is(err, ErrReadOnly) && !errors.Is(err, ErrDiskFull); try++ {
+		err = c.rescuer().RunOnce(ctx)
+	}
+	if err != nil {
 		// A refusal (a standby not yet promoted, a full disk) passes: the
 		// leader's rescuer runs again every RescueInterval. Anything else
 		// (no schema, no permission) will not mend by itself.
