@@ -104,21 +104,8 @@ func (c *Client) Start(ctx context.Context) error {
 		return fmt.Errorf("skiplock: start: %w", err)
 	}
 	c.settlePolicies() // by the contracts in force: leases, timeouts, backoffs
-	// A database busy past its timeout (another process's long write on
-	// SQLite) passes on a second or third try; errors that will not mend
-	// (no schema, no permission) come back at once each time.
-	err := c.rescuer().RunOnce(ctx)
-	for try := 1; try < 3 && err != nil && ctx.Err() == nil && !errors.Is(err, ErrReadOnly) && !errors.Is(err, ErrDiskFull); try++ {
-		err = c.rescuer().RunOnce(ctx)
-	}
-	if err != nil {
-		// A refusal (a standby not yet promoted, a full disk) passes: the
-		// leader's rescuer runs again every RescueInterval. Anything else
-		// (no schema, no permission) will not mend by itself.
-		if !errors.Is(err, ErrReadOnly) && !errors.Is(err, ErrDiskFull) {
-			return fmt.Errorf("skiplock: start: rescue expired leases: %w", err)
-		}
-		c.log.Warn("start: rescue expired leases refused; the rescuer retries", "error", err)
+	if err := c.startRescue(ctx); err != nil {
+		return err
 	}
 	fetchCtx, stopFetch := context.WithCancel(context.Background())
 	allCtx, stopAll := context.WithCancel(context.Background())
@@ -213,6 +200,28 @@ func (c *Client) drain(ctx context.Context) error {
 		}
 		return fmt.Errorf("skiplock: stop: jobs still running at deadline, cancelled: %w", ctx.Err())
 	}
+}
+
+// startRescue rescues the jobs whose leases expired while no client ran.
+// A database busy past its timeout (another process's long write on
+// SQLite) passes on a second or third try. A refusal (a standby not yet
+// promoted, a full disk) passes: the leader's rescuer runs again every
+// RescueInterval. Anything else (no schema, no permission) will not mend.
+func (c *Client) startRescue(ctx context.Context) error {
+	refused := func(err error) bool { return errors.Is(err, ErrReadOnly) || errors.Is(err, ErrDiskFull) }
+	r := c.rescuer()
+	err := r.RunOnce(ctx)
+	for try := 1; try < 3 && err != nil && ctx.Err() == nil && !refused(err); try++ {
+		err = r.RunOnce(ctx)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case refused(err):
+		c.log.Warn("start: rescue expired leases refused; the rescuer retries", "error", err)
+		return nil
+	}
+	return fmt.Errorf("skiplock: start: rescue expired leases: %w", err)
 }
 
 func (c *Client) rescuer() *maintenance.Rescuer {
