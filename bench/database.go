@@ -143,7 +143,9 @@ func (d *Database) VacuumJobs(ctx context.Context) error {
 
 // HoldSnapshot opens a transaction with a snapshot on a connection of its
 // own, so that vacuum cannot remove rows that die after it; release ends it.
-func HoldSnapshot(ctx context.Context, url string) (release func(), err error) {
+// With readsJobs the transaction reads the hot table first, and holds a
+// lock on it until it ends.
+func HoldSnapshot(ctx context.Context, url string, readsJobs bool) (release func(), err error) {
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		return nil, err
@@ -153,8 +155,12 @@ func HoldSnapshot(ctx context.Context, url string) (release func(), err error) {
 		conn.Close(ctx)
 		return nil, err
 	}
+	query := "SELECT 1" // takes the snapshot
+	if readsJobs {
+		query = "SELECT count(*) FROM skiplock_jobs"
+	}
 	var n int64
-	if err := tx.QueryRow(ctx, "SELECT count(*) FROM skiplock_jobs").Scan(&n); err != nil {
+	if err := tx.QueryRow(ctx, query).Scan(&n); err != nil {
 		conn.Close(ctx)
 		return nil, err
 	}

@@ -46,6 +46,11 @@ type Options struct {
 	// in a day in the bench queue; HoldTx holds a snapshot open (e2e).
 	Backlog, Scheduled int
 	HoldTx             bool
+	// HoldSnapshot holds a snapshot open in a transaction that reads none
+	// of Skiplock's tables (e2e): a report on other tables, an idle
+	// session, a replica's feedback. HoldTx's transaction has also read the
+	// hot table, and keeps a lock on it.
+	HoldSnapshot bool
 	// AfterIdle drains a burst on a queue that sat idle (drain): the
 	// workers start first and idle on the emptied, vacuumed table.
 	AfterIdle bool
@@ -143,8 +148,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--rate: must be between 1 and 100000 per second, got %g", o.Rate)
 	case !tableOptionsRE.MatchString(o.TableOptions):
 		return fmt.Errorf("--table-options: want name=value pairs separated by commas, got %q", o.TableOptions)
-	case (o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx) && o.Mode != "e2e":
-		return fmt.Errorf("--backlog, --scheduled and --hold-tx apply to --mode e2e only")
+	case (o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx || o.HoldSnapshot) && o.Mode != "e2e":
+		return fmt.Errorf("--backlog, --scheduled, --hold-tx and --hold-snapshot apply to --mode e2e only")
+	case o.HoldTx && o.HoldSnapshot:
+		return fmt.Errorf("--hold-tx and --hold-snapshot do not go together")
 	case o.AfterIdle && o.Mode != "drain":
 		return fmt.Errorf("--after-idle applies to --mode drain only")
 	case o.SampleEvery < 0 || (o.SampleEvery > 0 && o.SampleEvery < 10*time.Millisecond):
@@ -286,7 +293,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 }
 
 func runE2E(ctx context.Context, o Options, db *Database, sys parker, h *Harness) (Result, error) {
-	scaling := o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx
+	scaling := o.Backlog > 0 || o.Scheduled > 0 || o.HoldTx || o.HoldSnapshot
 	if o.Backlog > 0 {
 		if err := sys.Park(ctx, o.Backlog, Queue+"_backlog", time.Time{}, 10_000); err != nil {
 			return Result{}, fmt.Errorf("park backlog: %w", err)
@@ -297,11 +304,11 @@ func runE2E(ctx context.Context, o Options, db *Database, sys parker, h *Harness
 			return Result{}, fmt.Errorf("park scheduled jobs: %w", err)
 		}
 	}
-	if o.HoldTx {
+	if o.HoldTx || o.HoldSnapshot {
 		if db.Kind != "postgres" {
-			return Result{}, fmt.Errorf("--hold-tx: needs PostgreSQL")
+			return Result{}, fmt.Errorf("--hold-tx, --hold-snapshot: need PostgreSQL")
 		}
-		release, err := HoldSnapshot(ctx, db.URL)
+		release, err := HoldSnapshot(ctx, db.URL, o.HoldTx)
 		if err != nil {
 			return Result{}, fmt.Errorf("hold a transaction: %w", err)
 		}

@@ -164,6 +164,12 @@ type ArchiveStore interface {
 	// elsewhere). Autovacuum wakes once a minute, too seldom for a table
 	// that turns over thousands of rows a second.
 	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
+	// HotTableRebuild copies the hot table's live jobs into a new table and
+	// drops the old one when the table has grown to many times what its
+	// live jobs need (PostgreSQL; a no-op elsewhere). Vacuum cannot shrink
+	// a table, nor remove rows that a snapshot held open elsewhere can
+	// still see; dropping the table's files can.
+	HotTableRebuild(ctx context.Context, limits RebuildLimits) (Rebuild, error)
 	// ArchivePrepare readies the archive to take jobs finished up to
 	// `until` (daily partitions on PostgreSQL).
 	ArchivePrepare(ctx context.Context, until time.Time) error
@@ -171,6 +177,34 @@ type ArchiveStore interface {
 	// `before` and whose job is not live (finished, or never inserted), and
 	// answers how many it deleted. A live job's key stays.
 	UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// RebuildLimits say when the hot table is rebuilt.
+type RebuildLimits struct {
+	// MinBytes is the smallest table, indexes included, worth rebuilding
+	// (default 1 MiB).
+	MinBytes int64
+	// Ratio: the table is rebuilt once it takes Ratio times what its live
+	// jobs need (default 8).
+	Ratio int64
+	// MaxRows: no rebuild while more jobs than this are live (default
+	// 100,000): the jobs are copied while the table is locked.
+	MaxRows int64
+	// LockWait is how long the rebuild waits for the table's lock before it
+	// gives up until the next try (default 50 ms); claims wait behind it.
+	LockWait time.Duration
+}
+
+// Rebuild tells what a HotTableRebuild did.
+type Rebuild struct {
+	// Done: the table was rebuilt; Moved live jobs were copied, and the
+	// table with its indexes took BytesBefore, and takes BytesAfter now.
+	Done                    bool
+	Moved                   int64
+	BytesBefore, BytesAfter int64
+	// HeldBy names the session whose transaction, open for seconds, holds
+	// a lock on the hot table: no rebuild can happen until it ends.
+	HeldBy string
 }
 
 // Token is an API token; only the SHA-256 of its secret is stored.

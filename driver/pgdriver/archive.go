@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
 )
 
 // ArchivePrepare creates the archive's daily partitions from today up to
@@ -54,10 +56,12 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 }
 
 // vacuumHorizon is the oldest snapshot in the database when the hot table
-// was last vacuumed.
+// was last vacuumed, and what a live job took in the table after its last
+// rebuild.
 type vacuumHorizon struct {
-	mu   sync.Mutex
-	last string
+	mu     sync.Mutex
+	last   string
+	perJob int64
 }
 
 // hotTableState answers the hot table's dead rows and the oldest
@@ -103,13 +107,87 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 	// throughput beside a 1M backlog, and the hot statements do not plan
 	// from its statistics (their plans are pinned; autovacuum's own analyze
 	// keeps the statistics for the rest).
-	if _, err := e.q.Exec(ctx, `VACUUM skiplock_jobs`); err != nil {
+	// No truncation of the table's empty end either: it takes the table's
+	// exclusive lock, and claims queue behind it (HotTableRebuild gives
+	// the space back instead).
+	if _, err := e.q.Exec(ctx, `VACUUM (TRUNCATE false) skiplock_jobs`); err != nil {
 		return false, err
 	}
 	if e.vac != nil {
 		e.vac.last = horizon
 	}
 	return true, nil
+}
+
+// hotTableSize answers the hot table's size with its indexes, its live jobs
+// as the statistics count them (up to a second behind), and the session
+// that has held a lock on it in a transaction open for two seconds or more
+// ("" when none does).
+const hotTableSize = `
+SELECT pg_total_relation_size('skiplock_jobs'),
+       coalesce((SELECT n_live_tup FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass), 0),
+       coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
+                             ELSE format('pid %s (%s), in a transaction since %s', a.pid, a.application_name, a.xact_start) END
+                   FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+                  WHERE l.locktype = 'relation' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                    AND l.relation = 'skiplock_jobs'::regclass AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+                    AND (a.pid IS NULL OR a.xact_start < now() - interval '2 seconds')
+                  ORDER BY a.xact_start NULLS FIRST LIMIT 1), '')`
+
+// HotTableRebuild rebuilds the hot table once it takes limits.Ratio times
+// what its live jobs need (what a live job took after the last rebuild, 1 kB
+// before the first), unless a transaction open for seconds holds a lock on
+// it, which the rebuild would only wait behind.
+func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
+	limits = rebuildDefaults(limits)
+	var r driver.Rebuild
+	var live int64
+	if err := e.q.QueryRow(ctx, hotTableSize).Scan(&r.BytesBefore, &live, &r.HeldBy); err != nil {
+		return r, fmt.Errorf("hot table size: %w", err)
+	}
+	perJob := int64(1024)
+	if e.vac != nil {
+		e.vac.mu.Lock()
+		defer e.vac.mu.Unlock()
+		if e.vac.perJob > 0 {
+			perJob = e.vac.perJob
+		}
+	}
+	if r.HeldBy != "" || live > limits.MaxRows || r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob {
+		return r, nil
+	}
+	err := e.q.QueryRow(ctx, `SELECT skiplock_hot_table_rebuild($1, $2)`, limits.MaxRows, limits.LockWait.Milliseconds()).Scan(&r.Moved)
+	if err != nil {
+		return r, fmt.Errorf("rebuild the hot table: %w", err)
+	}
+	if r.Moved < 0 { // the lock not had in time, too many jobs, or not the owner
+		r.Moved = 0
+		return r, nil
+	}
+	r.Done = true
+	if err := e.q.QueryRow(ctx, `SELECT pg_total_relation_size('skiplock_jobs')`).Scan(&r.BytesAfter); err != nil {
+		return r, err
+	}
+	if e.vac != nil && r.Moved >= 100 {
+		e.vac.perJob = max(256, r.BytesAfter/r.Moved)
+	}
+	return r, nil
+}
+
+func rebuildDefaults(l driver.RebuildLimits) driver.RebuildLimits {
+	if l.MinBytes <= 0 {
+		l.MinBytes = 1 << 20
+	}
+	if l.Ratio <= 0 {
+		l.Ratio = 8
+	}
+	if l.MaxRows <= 0 {
+		l.MaxRows = 100_000
+	}
+	if l.LockWait <= 0 {
+		l.LockWait = 50 * time.Millisecond
+	}
+	return l
 }
 
 // UniqueKeyPrune deletes a batch of expired window keys of jobs no longer live.

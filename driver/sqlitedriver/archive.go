@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/skiplock/skiplock/driver"
 )
 
 // ArchivePrepare has nothing to do: the SQLite archive is one plain table.
@@ -13,6 +15,12 @@ func (e executor) ArchivePrepare(ctx context.Context, until time.Time) error { r
 // HotTableVacuum is a no-op: SQLite reuses the pages of deleted rows.
 func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
 	return false, nil
+}
+
+// HotTableRebuild is a no-op: SQLite reuses the pages of deleted rows, and
+// has no snapshot that could hold them back.
+func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
+	return driver.Rebuild{}, nil
 }
 
 // UniqueKeyPrune deletes a batch of expired window keys of jobs no longer live.

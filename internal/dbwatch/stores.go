@@ -120,6 +120,15 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 	return r, e.write(err)
 }
 
+func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
+	st, err := driver.As[driver.ArchiveStore](e.Executor)
+	if err != nil {
+		return driver.Rebuild{}, err
+	}
+	r, err := st.HotTableRebuild(ctx, limits)
+	return r, e.write(err)
+}
+
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	st, err := driver.As[driver.ArchiveStore](e.Executor)
 	if err != nil {

@@ -3,39 +3,76 @@ package maintenance
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
 )
 
-// Vacuumer keeps the hot table from bloating under churn: it vacuums when
-// dead rows pile up, far more often than autovacuum's one-minute naptime.
+// Vacuumer keeps the hot table small under churn. It vacuums when dead rows
+// pile up, far more often than autovacuum's one-minute naptime, and rebuilds
+// the table when it has grown to many times what its live jobs need: after
+// a burst, or while a transaction held open elsewhere keeps vacuum from
+// removing anything.
 type Vacuumer struct {
-	Store    driver.ArchiveStore
+	Store driver.ArchiveStore
+	// Interval is how often the table is looked at (default 250 ms).
 	Interval time.Duration
-	// DeadRows is how many dead rows make a vacuum worth it (default 20,000).
+	// DeadRows is how many dead rows make a vacuum worth it (default 100).
 	DeadRows int64
-	Logger   *slog.Logger
+	// Rebuild says when the table is rebuilt (driver defaults when zero).
+	Rebuild driver.RebuildLimits
+	Logger  *slog.Logger
+
+	mu     sync.Mutex
+	heldBy string // the holder last warned of
 }
 
-// RunOnce vacuums the hot table if it needs it.
+// RunOnce rebuilds the hot table if it is bloated, else vacuums it if it
+// needs it.
 func (v *Vacuumer) RunOnce(ctx context.Context) error {
+	log := orLogger(v.Logger)
+	r, err := v.Store.HotTableRebuild(ctx, v.Rebuild)
+	if err != nil {
+		return err
+	}
+	v.noteHolder(log, r.HeldBy)
+	if r.Done {
+		log.Info("rebuilt the hot table", "jobs", r.Moved, "bytes_before", r.BytesBefore, "bytes_after", r.BytesAfter)
+		return nil
+	}
 	dead := v.DeadRows
 	if dead <= 0 {
-		dead = 20000
+		dead = 100
 	}
 	did, err := v.Store.HotTableVacuum(ctx, dead)
 	if did {
-		orLogger(v.Logger).Debug("vacuumed the hot table")
+		log.Debug("vacuumed the hot table")
 	}
 	return err
 }
 
-// Run vacuums when needed every Interval (default 10 s) until ctx ends.
+// noteHolder warns once per holder of a transaction that keeps the hot
+// table from being rebuilt, and says when it has let go.
+func (v *Vacuumer) noteHolder(log *slog.Logger, heldBy string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if heldBy == v.heldBy {
+		return
+	}
+	if heldBy != "" {
+		log.Warn("a transaction open elsewhere holds a lock on the hot table: it cannot be rebuilt, and grows, until that transaction ends", "holder", heldBy)
+	} else {
+		log.Info("the transaction that held the hot table has ended", "holder", v.heldBy)
+	}
+	v.heldBy = heldBy
+}
+
+// Run looks at the hot table every Interval until ctx ends.
 func (v *Vacuumer) Run(ctx context.Context) {
 	interval := v.Interval
 	if interval <= 0 {
-		interval = 10 * time.Second
+		interval = 250 * time.Millisecond
 	}
 	runEvery(ctx, "vacuumer", interval, orLogger(v.Logger), v.RunOnce)
 }

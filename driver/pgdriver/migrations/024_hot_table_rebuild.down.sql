@@ -1,0 +1,1 @@
+DROP FUNCTION skiplock_hot_table_rebuild(bigint, integer);

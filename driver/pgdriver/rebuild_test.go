@@ -1,0 +1,231 @@
+package pgdriver_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/testwait"
+)
+
+// anySize rebuilds the hot table whatever its size.
+var anySize = driver.RebuildLimits{MinBytes: 1, Ratio: 1}
+
+// hotTableShape answers what makes the hot table what it is, by name: its
+// rows, indexes, constraints, triggers, storage parameters and grants.
+func hotTableShape(t *testing.T, d *pgdriver.Driver) map[string]string {
+	t.Helper()
+	queries := map[string]string{
+		"rows": `SELECT coalesce(json_agg(j ORDER BY id)::text, '') FROM skiplock_jobs j`,
+		"indexes": `SELECT string_agg(indexdef, E'\n' ORDER BY indexname) FROM pg_indexes
+			WHERE schemaname = current_schema() AND tablename = 'skiplock_jobs'`,
+		"constraints": `SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid), E'\n' ORDER BY conname)
+			FROM pg_constraint WHERE conrelid = 'skiplock_jobs'::regclass`,
+		"triggers": `SELECT string_agg(pg_get_triggerdef(oid), E'\n' ORDER BY tgname)
+			FROM pg_trigger WHERE tgrelid = 'skiplock_jobs'::regclass AND NOT tgisinternal`,
+		"options": `SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = 'skiplock_jobs'::regclass`,
+		"grants": `SELECT coalesce(array_to_string(relacl, ','), '') FROM pg_class WHERE oid = 'skiplock_jobs'::regclass`,
+		"columns": `SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || ' ' || attnotnull || ' ' ||
+			coalesce(pg_get_expr(d.adbin, d.adrelid), ''), E'\n' ORDER BY attnum)
+			FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+			WHERE attrelid = 'skiplock_jobs'::regclass AND attnum > 0 AND NOT attisdropped`,
+	}
+	shape := map[string]string{}
+	for name, q := range queries {
+		var v string
+		if err := d.Pool().QueryRow(t.Context(), q).Scan(&v); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		shape[name] = v
+	}
+	return shape
+}
+
+func hotTableOID(t *testing.T, d *pgdriver.Driver) uint32 {
+	t.Helper()
+	var oid uint32
+	if err := d.Pool().QueryRow(t.Context(), `SELECT 'skiplock_jobs'::regclass::oid`).Scan(&oid); err != nil {
+		t.Fatal(err)
+	}
+	return oid
+}
+
+func rebuild(t *testing.T, d *pgdriver.Driver, limits driver.RebuildLimits) driver.Rebuild {
+	t.Helper()
+	r, err := d.HotTableRebuild(t.Context(), limits)
+	if err != nil {
+		t.Fatalf("rebuild: %v", err)
+	}
+	return r
+}
+
+// A rebuild gives the new table every live job as it was, and the old
+// one's indexes, constraints, triggers, storage parameters and grants; ids
+// go on from the same sequence, and statements prepared before it keep
+// working after.
+func TestHotTableRebuildKeepsJobsAndShape(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	_, ids := insertFast(t, d, 200, func(i int, p *driver.InsertParams) {
+		p.Priority = i % 10
+		p.Payload = []byte(`{"n": 1}`)
+		if i%3 == 0 {
+			p.RunAt = time.Now().Add(time.Hour)
+		}
+	})
+	if _, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", Max: 50, WorkerID: "w", DefaultLease: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Pool().Exec(ctx, `GRANT SELECT ON skiplock_jobs TO PUBLIC`); err != nil {
+		t.Fatal(err)
+	}
+	before, oid := hotTableShape(t, d), hotTableOID(t, d)
+	for name, v := range before {
+		if v == "" && name != "grants" {
+			t.Fatalf("the hot table has no %s to compare", name)
+		}
+	}
+	r := rebuild(t, d, anySize)
+	if !r.Done || r.Moved != 200 || r.BytesAfter <= 0 {
+		t.Fatalf("rebuild: %+v, want done with 200 jobs moved", r)
+	}
+	if hotTableOID(t, d) == oid {
+		t.Fatal("the hot table is the same table after a rebuild")
+	}
+	after := hotTableShape(t, d)
+	for name, v := range before {
+		if after[name] != v {
+			t.Errorf("%s changed in the rebuild:\nbefore %s\nafter  %s", name, v, after[name])
+		}
+	}
+	_, more := insertFast(t, d, 10, nil)
+	if more[0] <= ids[len(ids)-1] {
+		t.Fatalf("ids went back after the rebuild: %d after %d", more[0], ids[len(ids)-1])
+	}
+	claimed, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", Max: 1000, WorkerID: "w", DefaultLease: time.Minute})
+	if err != nil || len(claimed) != 200-50-67+10 {
+		t.Fatalf("claim after the rebuild: %d jobs, %v; want %d", len(claimed), err, 200-50-67+10)
+	}
+}
+
+// A snapshot held open keeps vacuum from removing the rows that die after
+// it; a rebuild frees them all the same, and the snapshot lives on.
+func TestHotTableRebuildFreesWhatAHeldSnapshotKeeps(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Database(t)
+	ctx := t.Context()
+	holder := pgtest.Conn(t, url)
+	if _, err := holder.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(ctx, `SELECT 1`); err != nil { // takes the snapshot
+		t.Fatal(err)
+	}
+	for range 5 {
+		insertFast(t, d, 2000, nil)
+		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Pool().Exec(ctx, `VACUUM skiplock_jobs`); err != nil {
+		t.Fatal(err)
+	}
+	r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1})
+	if !r.Done || r.Moved != 0 {
+		t.Fatalf("rebuild: %+v, want done with nothing to move", r)
+	}
+	if r.BytesAfter*4 > r.BytesBefore {
+		t.Fatalf("the rebuild freed little: %d bytes before, %d after", r.BytesBefore, r.BytesAfter)
+	}
+	var one int
+	if err := holder.QueryRow(ctx, `SELECT 1`).Scan(&one); err != nil {
+		t.Fatalf("the held transaction after the rebuild: %v", err)
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A transaction that has read the hot table holds a lock on it: the
+// rebuild waits for it no longer than LockWait, and once that transaction
+// has been open for seconds, does not try, but names it.
+func TestHotTableRebuildLeavesALockHolder(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	insertFast(t, d, 10, nil)
+	holder := pgtest.Conn(t, url)
+	if _, err := holder.Exec(ctx, `BEGIN`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(ctx, `SELECT count(*) FROM skiplock_jobs`); err != nil {
+		t.Fatal(err)
+	}
+	oid := hotTableOID(t, d)
+	if r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1, Ratio: 1, LockWait: 10 * time.Millisecond}); r.Done {
+		t.Fatalf("rebuilt under another transaction's lock: %+v", r)
+	}
+	testwait.Until(t, 30*time.Second, "the holder to be named", func() bool {
+		r := rebuild(t, d, anySize)
+		if r.Done {
+			t.Fatalf("rebuilt under another transaction's lock: %+v", r)
+		}
+		return r.HeldBy != ""
+	})
+	if hotTableOID(t, d) != oid {
+		t.Fatal("the hot table changed under the holder's lock")
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	if r := rebuild(t, d, anySize); !r.Done || r.HeldBy != "" || r.Moved != 10 {
+		t.Fatalf("rebuild after the holder ended: %+v", r)
+	}
+}
+
+// More live jobs than MaxRows: no rebuild, whatever the statistics said.
+func TestHotTableRebuildRefusesTooManyJobs(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	insertFast(t, d, 20, nil)
+	oid := hotTableOID(t, d)
+	if r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1, Ratio: 1, MaxRows: 10}); r.Done {
+		t.Fatalf("rebuilt with 20 jobs live, 10 allowed: %+v", r)
+	}
+	// The statistics may not have counted the jobs yet: the rebuild itself
+	// counts them and gives up.
+	var got int64
+	if err := d.Pool().QueryRow(t.Context(), `SELECT skiplock_hot_table_rebuild(10, 50)`).Scan(&got); err != nil || got != -2 {
+		t.Fatalf("skiplock_hot_table_rebuild(10, 50) = %d, %v; want -2", got, err)
+	}
+	var live int
+	if err := d.Pool().QueryRow(t.Context(), `SELECT count(*) FROM skiplock_jobs`).Scan(&live); err != nil || live != 20 {
+		t.Fatalf("%d jobs live after the refused rebuild, %v", live, err)
+	}
+	if hotTableOID(t, d) != oid {
+		t.Fatal("the hot table changed in a refused rebuild")
+	}
+}
+
+// A rebuild waits for the table's lock a short while and gives up: the
+// caller tries again later.
+func TestHotTableRebuildGivesUpOnTheLock(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := context.Background()
+	holder := pgtest.Conn(t, url)
+	if _, err := holder.Exec(ctx, `BEGIN; LOCK TABLE skiplock_jobs IN ROW EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	var got int64
+	if err := d.Pool().QueryRow(ctx, `SELECT skiplock_hot_table_rebuild(1000, 20)`).Scan(&got); err != nil || got != -1 {
+		t.Fatalf("skiplock_hot_table_rebuild under a lock = %d, %v; want -1", got, err)
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,95 @@
+package skiplock_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/testwait"
+)
+
+// Four clients work 5,000 jobs while the hot table is rebuilt again and
+// again under them (its jobs copied to a new table, the old one dropped):
+// every job completes once, on its first attempt, and none is left behind.
+func TestHotTableRebuildUnderLoadLosesNoJob(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Schema(t)
+	ctx := context.Background()
+	admin, err := skiplock.NewClient(drv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const total = 5000
+	params := make([]skiplock.InsertManyParams, total/2)
+	for i := range params {
+		params[i] = skiplock.InsertManyParams{Args: sleepArgs{N: i}}
+	}
+	if _, err := admin.InsertMany(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	var rebuilt atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{MinBytes: 1, Ratio: 1, LockWait: 20 * time.Millisecond})
+			if err != nil {
+				done <- err
+				return
+			}
+			if r.Done {
+				rebuilt.Add(1)
+			}
+		}
+	}()
+	cnt := &counter{runs: map[int64]int{}}
+	startClients(t, 4, url, cnt.work)
+	// The other half arrives while the clients work and the table turns over.
+	for i := range params {
+		params[i] = skiplock.InsertManyParams{Args: sleepArgs{N: total/2 + i}}
+	}
+	for i := 0; i < len(params); i += 100 {
+		if _, err := admin.InsertMany(ctx, params[i:i+100]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testwait.Until(t, 2*time.Minute, "every job to finish", func() bool {
+		var live int
+		if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs`).Scan(&live); err != nil {
+			t.Fatal(err)
+		}
+		return live == 0
+	})
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatalf("rebuild under load: %v", err)
+	}
+	if rebuilt.Load() < 2 {
+		t.Fatalf("the hot table was rebuilt %d times under load; the test needs two or more", rebuilt.Load())
+	}
+	var completed int
+	if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs_archive WHERE state = 'completed' AND attempt = 1`).Scan(&completed); err != nil {
+		t.Fatal(err)
+	}
+	cnt.mu.Lock()
+	defer cnt.mu.Unlock()
+	if completed != total || len(cnt.runs) != total {
+		t.Fatalf("completed %d, ran %d distinct jobs, want %d (rebuilt %d times)", completed, len(cnt.runs), total, rebuilt.Load())
+	}
+	for id, n := range cnt.runs {
+		if n != 1 {
+			t.Fatalf("job %d ran %d times", id, n)
+		}
+	}
+	t.Logf("rebuilt %d times under load", rebuilt.Load())
+}
