@@ -27,7 +27,7 @@ func hotTableShape(t *testing.T, d *pgdriver.Driver) map[string]string {
 		"triggers": `SELECT string_agg(pg_get_triggerdef(oid), E'\n' ORDER BY tgname)
 			FROM pg_trigger WHERE tgrelid = 'skiplock_jobs'::regclass AND NOT tgisinternal`,
 		"options": `SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = 'skiplock_jobs'::regclass`,
-		"grants": `SELECT coalesce(array_to_string(relacl, ','), '') FROM pg_class WHERE oid = 'skiplock_jobs'::regclass`,
+		"grants":  `SELECT coalesce(array_to_string(relacl, ','), '') FROM pg_class WHERE oid = 'skiplock_jobs'::regclass`,
 		"columns": `SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || ' ' || attnotnull || ' ' ||
 			coalesce(pg_get_expr(d.adbin, d.adrelid), ''), E'\n' ORDER BY attnum)
 			FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
