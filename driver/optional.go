@@ -205,6 +205,10 @@ type Rebuild struct {
 	// HeldBy names the session whose transaction, open for seconds, holds
 	// a lock on the hot table: no rebuild can happen until it ends.
 	HeldBy string
+	// Refused says why a rebuild the table needed did not happen for good
+	// (too many jobs live, a role that does not own the table); empty when
+	// it happened, was not needed, or only missed the lock this time.
+	Refused string
 }
 
 // Token is an API token; only the SHA-256 of its secret is stored.

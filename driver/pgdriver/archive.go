@@ -153,14 +153,25 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 			perJob = e.vac.perJob
 		}
 	}
-	if r.HeldBy != "" || live > limits.MaxRows || r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob {
+	if r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob || r.HeldBy != "" {
+		return r, nil
+	}
+	if live > limits.MaxRows {
+		r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
 		return r, nil
 	}
 	err := e.q.QueryRow(ctx, `SELECT skiplock_hot_table_rebuild($1, $2)`, limits.MaxRows, limits.LockWait.Milliseconds()).Scan(&r.Moved)
 	if err != nil {
 		return r, fmt.Errorf("rebuild the hot table: %w", err)
 	}
-	if r.Moved < 0 { // the lock not had in time, too many jobs, or not the owner
+	switch r.Moved {
+	case -1: // the lock not had in time: the next try
+	case -2:
+		r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
+	case -3:
+		r.Refused = "the database role in use does not own the hot table"
+	}
+	if r.Moved < 0 {
 		r.Moved = 0
 		return r, nil
 	}

@@ -193,8 +193,8 @@ func TestHotTableRebuildRefusesTooManyJobs(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	insertFast(t, d, 20, nil)
 	oid := hotTableOID(t, d)
-	if r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1, Ratio: 1, MaxRows: 10}); r.Done {
-		t.Fatalf("rebuilt with 20 jobs live, 10 allowed: %+v", r)
+	if r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1, Ratio: 1, MaxRows: 10}); r.Done || r.Refused != "more than 10 jobs live" {
+		t.Fatalf("rebuild with 20 jobs live, 10 allowed: %+v", r)
 	}
 	// The statistics may not have counted the jobs yet: the rebuild itself
 	// counts them and gives up.

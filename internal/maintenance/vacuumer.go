@@ -24,8 +24,9 @@ type Vacuumer struct {
 	Rebuild driver.RebuildLimits
 	Logger  *slog.Logger
 
-	mu     sync.Mutex
-	heldBy string // the holder last warned of
+	mu      sync.Mutex
+	heldBy  string // the holder last warned of
+	refused string // the refusal last warned of
 }
 
 // RunOnce rebuilds the hot table if it is bloated, else vacuums it if it
@@ -37,6 +38,7 @@ func (v *Vacuumer) RunOnce(ctx context.Context) error {
 		return err
 	}
 	v.noteHolder(log, r.HeldBy)
+	v.noteRefusal(log, r.Refused)
 	if r.Done {
 		log.Info("rebuilt the hot table", "jobs", r.Moved, "bytes_before", r.BytesBefore, "bytes_after", r.BytesAfter)
 		return nil
@@ -66,6 +68,16 @@ func (v *Vacuumer) noteHolder(log *slog.Logger, heldBy string) {
 		log.Info("the transaction that held the hot table has ended", "holder", v.heldBy)
 	}
 	v.heldBy = heldBy
+}
+
+// noteRefusal warns once of each reason a needed rebuild was refused.
+func (v *Vacuumer) noteRefusal(log *slog.Logger, refused string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if refused != "" && refused != v.refused {
+		log.Warn("the hot table needs a rebuild that cannot happen", "reason", refused)
+		v.refused = refused
+	}
 }
 
 // Run looks at the hot table every Interval until ctx ends.

@@ -12,17 +12,15 @@
 CREATE FUNCTION skiplock_hot_table_rebuild(max_rows bigint, lock_wait_ms integer)
 RETURNS bigint LANGUAGE plpgsql AS $$
 DECLARE
-    old     oid := 'skiplock_jobs'::regclass;
-    nsp     text;
+    nsp     text := current_schema();
+    old     oid;
     owner   oid;
     opts    text[];
     moved   bigint;
     stmts   text[];
     s       text;
 BEGIN
-    SELECT n.nspname, c.relowner, c.reloptions INTO nsp, owner, opts
-      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = old;
-    IF NOT pg_has_role(owner, 'USAGE') THEN
+    IF NOT pg_has_role((SELECT relowner FROM pg_class WHERE oid = to_regclass(format('%I.skiplock_jobs', nsp))), 'USAGE') THEN
         RETURN -3;
     END IF;
     PERFORM set_config('lock_timeout', lock_wait_ms || 'ms', true);
@@ -31,6 +29,13 @@ BEGIN
     EXCEPTION WHEN lock_not_available THEN
         RETURN -1;
     END;
+    -- The table as it is once locked: another rebuild may have replaced it
+    -- while this one waited.
+    old := to_regclass(format('%I.skiplock_jobs', nsp));
+    SELECT c.relowner, c.reloptions INTO owner, opts FROM pg_class c WHERE c.oid = old;
+    IF NOT pg_has_role(owner, 'USAGE') THEN
+        RETURN -3;
+    END IF;
 
     -- What makes the table what it is, read before it goes: the
     -- constraints that own an index, the other indexes, the triggers, the
@@ -57,6 +62,9 @@ BEGIN
         stmts := stmts || format('ALTER TABLE %I.skiplock_jobs OWNER TO %I', nsp, pg_get_userbyid(owner));
     END IF;
 
+    IF NOT EXISTS (SELECT FROM pg_index WHERE indrelid = old AND indisprimary) THEN
+        RAISE EXCEPTION 'skiplock_jobs has no primary key: not rebuilt';
+    END IF;
     EXECUTE format('CREATE TABLE %I.skiplock_jobs_rebuild (LIKE %I.skiplock_jobs INCLUDING DEFAULTS INCLUDING CONSTRAINTS
                     INCLUDING GENERATED INCLUDING STORAGE INCLUDING COMPRESSION INCLUDING COMMENTS INCLUDING STATISTICS)', nsp, nsp);
     -- Through the primary key: after a vacuum, its pages hold the live jobs
