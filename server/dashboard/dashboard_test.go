@@ -46,15 +46,20 @@ func TestDashboardInBrowser(t *testing.T) {
 func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	b.login(admin)
 
-	// A job enqueued while the list is open appears without a reload.
-	b.do("open jobs", b.open("/jobs"), chromedp.WaitVisible(chromedp.ID("jobs")))
+	// A job enqueued while the list is open appears without a reload; the
+	// filters someone is typing in stay as they are, focus and text.
+	b.do("open jobs", b.open("/jobs"), chromedp.WaitVisible(chromedp.ID("jobs")), chromedp.SendKeys(chromedp.ID("f-kind"), "emai"))
 	eval[bool](b, `new Promise(r => { const t = setInterval(() => { if (document.body.classList.contains("connected")) { clearInterval(t); r(true) } }, 20) })`)
+	eval[bool](b, `(window.typing = document.getElementById("f-kind"), true)`)
 	j := s.enqueue(admin, map[string]any{"kind": "email", "queue": "mail", "workflow_id": "wf-1",
 		"payload": map[string]any{"to": "ann@example.com", "html": "<script>window.pwned=1</script>"}})
 	for _, kind := range []string{"thumbnail", "publish"} {
 		s.enqueue(admin, map[string]any{"kind": kind, "workflow_id": "wf-1", "depends_on": []int64{j.ID}})
 	}
 	b.do("see the job appear live", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, j.ID))))
+	if !eval[bool](b, `document.getElementById("f-kind") === window.typing && document.activeElement === window.typing && window.typing.value === "emai"`) {
+		t.Fatal("a live reload replaced the filter being typed in")
+	}
 
 	// Its page shows the payload as text; the script in it never runs.
 	b.do("open the job", b.open(fmt.Sprintf("/jobs/%d", j.ID)), chromedp.WaitVisible(chromedp.ID("payload")))

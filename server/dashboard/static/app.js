@@ -18,6 +18,9 @@ function listen(url, handlers) {
 }
 
 // A list page reloads its content (at most once a second) when a job changes.
+// Its filter form (data-keep) is never replaced, only what is around it: the
+// fields someone is typing in keep their text and focus. A reload is skipped
+// while the focus is in another form (an action's button would lose it).
 function liveList() {
   let pending = false, last = 0;
   const reload = async () => {
@@ -27,10 +30,18 @@ function liveList() {
     if (!res.ok) return;
     const doc = new DOMParser().parseFromString(await res.text(), "text/html");
     const fresh = doc.getElementById("main");
+    if (!fresh) return;
+    const main = document.getElementById("main");
+    const keep = main.querySelector(":scope > [data-keep]");
+    const slot = keep && fresh.querySelector(":scope > [data-keep]");
     const active = document.activeElement;
-    if (fresh && !(active && active.form)) {
-      document.getElementById("main").replaceChildren(...fresh.childNodes);
-    }
+    if (active && active.form && !(slot && keep.contains(active))) return;
+    if (!slot) { main.replaceChildren(...fresh.childNodes); return; }
+    const nodes = [...fresh.childNodes], at = nodes.indexOf(slot);
+    while (keep.previousSibling) keep.previousSibling.remove();
+    while (keep.nextSibling) keep.nextSibling.remove();
+    keep.before(...nodes.slice(0, at));
+    keep.after(...nodes.slice(at + 1));
   };
   listen("/ui/events", {
     change: () => {
