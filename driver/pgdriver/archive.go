@@ -55,25 +55,31 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 	})
 }
 
-// vacuumHorizon is the oldest snapshot in the database when the hot table
-// was last vacuumed, and what a live job took in the table after its last
-// rebuild.
+// vacuumHorizon remembers, when the last vacuum of the hot table left
+// rows it could not remove, the oldest snapshot in the database then; and
+// what a live job took in the table after its last rebuild.
 type vacuumHorizon struct {
 	mu     sync.Mutex
+	stuck  bool
 	last   string
 	perJob int64
 }
 
-// hotTableState answers the hot table's dead rows and the oldest
-// transaction id that a snapshot in this database (or a replication slot, or
-// a prepared transaction) still needs: vacuum removes no row deleted after
-// it. "" when none holds one (or this role may not see the others). A
-// vacuum's own snapshot holds back no other vacuum, so autovacuum workers
-// do not count: one busy with a large table would otherwise look like a
-// held snapshot for as long as it runs.
-const hotTableState = `
-SELECT coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass), 0),
-       coalesce((SELECT x::text FROM (
+// hotTableDead answers the hot table's dead rows as the statistics count
+// them: up to a second behind, and what the last vacuum could not remove
+// right after it.
+const hotTableDead = `SELECT pg_stat_get_dead_tuples('skiplock_jobs'::regclass)`
+
+// hotTableHorizon answers the oldest transaction id that a snapshot in this
+// database (or a replication slot, or a prepared transaction) still needs:
+// vacuum removes no row deleted after it. "" when none holds one (or this
+// role may not see the others). A vacuum's own snapshot holds back no other
+// vacuum, so autovacuum workers do not count: one busy with a large table
+// would otherwise look like a held snapshot for as long as it runs. It
+// reads every backend's status (milliseconds): it is asked only once a
+// vacuum has left rows behind.
+const hotTableHorizon = `
+SELECT coalesce((SELECT x::text FROM (
            SELECT backend_xmin FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL
               AND backend_type <> 'autovacuum worker'
@@ -83,23 +89,28 @@ SELECT coalesce((SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'skipl
            UNION ALL SELECT transaction FROM pg_prepared_xacts WHERE database = current_database()
        ) AS h(x) ORDER BY age(x) DESC LIMIT 1), '')`
 
-// HotTableVacuum vacuums when deadRows have piled up, unless the oldest
-// snapshot is the one the last vacuum already met: that vacuum removed
-// every row deleted before it, and no row deleted since can go until it
-// ends. A transaction held open for minutes would otherwise have the hot
-// table read whole every 10 s while it grows: in a 6-minute held-transaction
-// e2e run, throughput fell 41% first to last minute.
+// HotTableVacuum vacuums when deadRows have piled up, unless the last
+// vacuum left deadRows behind and the oldest snapshot is still the one it
+// met: no row deleted since can go until that snapshot ends. A transaction
+// held open for minutes would otherwise have the hot table read whole again
+// and again while it grows: in a 6-minute held-transaction e2e run,
+// throughput fell 41% first to last minute.
 func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
 	var dead int64
-	var horizon string
-	if err := e.q.QueryRow(ctx, hotTableState).Scan(&dead, &horizon); err != nil || dead < deadRows {
+	if err := e.q.QueryRow(ctx, hotTableDead).Scan(&dead); err != nil || dead < deadRows {
 		return false, err
 	}
 	if e.vac != nil {
 		e.vac.mu.Lock()
 		defer e.vac.mu.Unlock()
-		if horizon != "" && horizon == e.vac.last {
-			return false, nil
+		if e.vac.stuck {
+			var horizon string
+			if err := e.q.QueryRow(ctx, hotTableHorizon).Scan(&horizon); err != nil {
+				return false, err
+			}
+			if horizon != "" && horizon == e.vac.last {
+				return false, nil
+			}
 		}
 	}
 	// VACUUM cannot run in a transaction: this goes straight to the pool.
@@ -114,19 +125,28 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 		return false, err
 	}
 	if e.vac != nil {
-		e.vac.last = horizon
+		// The vacuum has told the statistics what it could not remove.
+		if err := e.q.QueryRow(ctx, hotTableDead).Scan(&dead); err != nil {
+			return true, err
+		}
+		e.vac.stuck, e.vac.last = dead >= deadRows, ""
+		if e.vac.stuck {
+			if err := e.q.QueryRow(ctx, hotTableHorizon).Scan(&e.vac.last); err != nil {
+				return true, err
+			}
+		}
 	}
 	return true, nil
 }
 
-// hotTableSize answers the hot table's size with its indexes, its live jobs
-// as the statistics count them (up to a second behind), and the session
-// that has held a lock on it in a transaction open for two seconds or more
-// ("" when none does).
-const hotTableSize = `
-SELECT pg_total_relation_size('skiplock_jobs'),
-       coalesce((SELECT n_live_tup FROM pg_stat_user_tables WHERE relid = 'skiplock_jobs'::regclass), 0),
-       coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
+// hotTableSize answers the hot table's size with its indexes and its live
+// jobs as the statistics count them (up to a second behind).
+const hotTableSize = `SELECT pg_total_relation_size('skiplock_jobs'), pg_stat_get_live_tuples('skiplock_jobs'::regclass)`
+
+// hotTableHolder names the session that has held a lock on the hot table
+// in a transaction open for two seconds or more ("" when none does).
+const hotTableHolder = `
+SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
                              ELSE format('pid %s (%s), in a transaction since %s', a.pid, a.application_name, a.xact_start) END
                    FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
                   WHERE l.locktype = 'relation' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -142,7 +162,7 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 	limits = rebuildDefaults(limits)
 	var r driver.Rebuild
 	var live int64
-	if err := e.q.QueryRow(ctx, hotTableSize).Scan(&r.BytesBefore, &live, &r.HeldBy); err != nil {
+	if err := e.q.QueryRow(ctx, hotTableSize).Scan(&r.BytesBefore, &live); err != nil {
 		return r, fmt.Errorf("hot table size: %w", err)
 	}
 	perJob := int64(1024)
@@ -153,8 +173,11 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 			perJob = e.vac.perJob
 		}
 	}
-	if r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob || r.HeldBy != "" {
+	if r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob {
 		return r, nil
+	}
+	if err := e.q.QueryRow(ctx, hotTableHolder).Scan(&r.HeldBy); err != nil || r.HeldBy != "" {
+		return r, err
 	}
 	if live > limits.MaxRows {
 		r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
