@@ -59,10 +59,11 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 // rows it could not remove, the oldest snapshot in the database then; and
 // what a live job took in the table after its last rebuild.
 type vacuumHorizon struct {
-	mu     sync.Mutex
-	stuck  bool
-	last   string
-	perJob int64
+	mu      sync.Mutex
+	stuck   bool
+	last    string
+	perJob  int64
+	version int // the server's server_version_num, once asked
 }
 
 // hotTableDead answers the hot table's dead rows as the statistics count
@@ -121,7 +122,21 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 	// No truncation of the table's empty end either: it takes the table's
 	// exclusive lock, and claims queue behind it (HotTableRebuild gives
 	// the space back instead).
-	if _, err := e.q.Exec(ctx, `VACUUM (TRUNCATE false) skiplock_jobs`); err != nil {
+	// Nor its TOAST table, which payloads rarely reach (autovacuum sees to
+	// it). From PostgreSQL 16, nor the database's oldest transaction id,
+	// which every VACUUM otherwise recomputes by reading all of pg_class.
+	vacuum := `VACUUM (TRUNCATE false, PROCESS_TOAST false) skiplock_jobs`
+	if e.vac != nil {
+		if e.vac.version == 0 {
+			if err := e.q.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&e.vac.version); err != nil {
+				return false, err
+			}
+		}
+		if e.vac.version >= 160000 {
+			vacuum = `VACUUM (TRUNCATE false, PROCESS_TOAST false, SKIP_DATABASE_STATS) skiplock_jobs`
+		}
+	}
+	if _, err := e.q.Exec(ctx, vacuum); err != nil {
 		return false, err
 	}
 	if e.vac != nil {
