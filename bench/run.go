@@ -304,15 +304,17 @@ func runE2E(ctx context.Context, o Options, db *Database, sys parker, h *Harness
 			return Result{}, fmt.Errorf("park scheduled jobs: %w", err)
 		}
 	}
+	var hold *holdRun
 	if o.HoldTx || o.HoldSnapshot {
-		if db.Kind != "postgres" {
-			return Result{}, fmt.Errorf("--hold-tx, --hold-snapshot: need PostgreSQL")
+		var err error
+		if hold, err = startHold(ctx, db, o.HoldTx); err != nil {
+			return Result{}, err
 		}
-		release, err := HoldSnapshot(ctx, db.URL, o.HoldTx)
-		if err != nil {
-			return Result{}, fmt.Errorf("hold a transaction: %w", err)
-		}
-		defer release()
+		defer func() {
+			if hold != nil {
+				hold.end()
+			}
+		}()
 	}
 	if scaling || o.Duration >= 2*time.Minute {
 		h.Window = min(time.Minute, o.Duration/4).Truncate(time.Second)
@@ -331,6 +333,15 @@ func runE2E(ctx context.Context, o Options, db *Database, sys parker, h *Harness
 	}
 	if db.Kind == "postgres" {
 		res.Extra = append(res.Extra, fmt.Sprintf("table_bytes_start=%d table_bytes_end=%d", before, after))
+	}
+	if hold != nil {
+		peak := hold.end()
+		hold = nil
+		back, size, err := settle(ctx, o, db, before)
+		if err != nil {
+			return Result{}, fmt.Errorf("after the hold: %w", err)
+		}
+		res.Extra = append(res.Extra, fmt.Sprintf("table_bytes_max=%d table_bytes_after_hold=%d back_after_s=%.1f", peak, size, back))
 	}
 	return res, nil
 }
