@@ -229,3 +229,48 @@ func TestHotTableRebuildGivesUpOnTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// What a rebuild would not carry over, or cannot drop, it refuses, and says
+// why: the table is left as it was.
+func TestHotTableRebuildRefusesWhatItCannotCarry(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct{ setup, refused string }{
+		"view":         {`CREATE VIEW jobs_view AS SELECT id FROM skiplock_jobs`, "another object (a view?) depends on the hot table"},
+		"row security": {`ALTER TABLE skiplock_jobs ENABLE ROW LEVEL SECURITY`, "the hot table has row security, rules or column grants, which a rebuild would not carry over"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d, _ := pgtest.Schema(t)
+			insertFast(t, d, 5, nil)
+			if _, err := d.Pool().Exec(t.Context(), c.setup); err != nil {
+				t.Fatal(err)
+			}
+			oid := hotTableOID(t, d)
+			if r := rebuild(t, d, anySize); r.Done || r.Refused != c.refused {
+				t.Fatalf("rebuild: %+v, want refused: %s", r, c.refused)
+			}
+			if hotTableOID(t, d) != oid {
+				t.Fatal("the hot table changed in a refused rebuild")
+			}
+		})
+	}
+}
+
+// A replica identity and a comment on the table are carried over.
+func TestHotTableRebuildKeepsReplicaIdentityAndComment(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	if _, err := d.Pool().Exec(t.Context(), `ALTER TABLE skiplock_jobs REPLICA IDENTITY FULL; COMMENT ON TABLE skiplock_jobs IS 'jobs ''live'''`); err != nil {
+		t.Fatal(err)
+	}
+	if r := rebuild(t, d, anySize); !r.Done {
+		t.Fatalf("rebuild: %+v", r)
+	}
+	var ident, comment string
+	if err := d.Pool().QueryRow(t.Context(), `SELECT relreplident::text, obj_description(oid, 'pg_class') FROM pg_class WHERE oid = 'skiplock_jobs'::regclass`).Scan(&ident, &comment); err != nil {
+		t.Fatal(err)
+	}
+	if ident != "f" || comment != "jobs 'live'" {
+		t.Fatalf("after the rebuild: replica identity %q, comment %q", ident, comment)
+	}
+}

@@ -6,7 +6,9 @@
 -- table the old one's name, indexes, triggers, storage parameters, grants
 -- and publications. It waits at most lock_wait_ms for the table's lock and
 -- answers -1 if it could not have it, -2 if more than max_rows jobs are live,
--- -3 if the calling role does not own the table; else the jobs it moved.
+-- -3 if the calling role does not own the table, -4 if the table has what a
+-- copy would not carry over (row security, rules, column grants), -5 if
+-- another object depends on it (a view); else the jobs it moved.
 -- A snapshot older than the rebuild sees the new table empty, as after a
 -- TRUNCATE.
 CREATE FUNCTION skiplock_hot_table_rebuild(max_rows bigint, lock_wait_ms integer)
@@ -36,6 +38,13 @@ BEGIN
     IF NOT pg_has_role(owner, 'USAGE') THEN
         RETURN -3;
     END IF;
+    -- What a copy would not carry over: row security, rules, column grants.
+    IF (SELECT relrowsecurity FROM pg_class WHERE oid = old)
+       OR EXISTS (SELECT FROM pg_policy WHERE polrelid = old)
+       OR EXISTS (SELECT FROM pg_rewrite WHERE ev_class = old)
+       OR EXISTS (SELECT FROM pg_attribute WHERE attrelid = old AND attacl IS NOT NULL) THEN
+        RETURN -4;
+    END IF;
 
     -- What makes the table what it is, read before it goes: the
     -- constraints that own an index, the other indexes, the triggers, the
@@ -55,6 +64,13 @@ BEGIN
                              FROM pg_class c, aclexplode(c.relacl) a WHERE c.oid = old AND a.grantee <> owner);
     stmts := stmts || ARRAY(SELECT format('ALTER PUBLICATION %I ADD TABLE %I.skiplock_jobs', p.pubname, nsp)
                              FROM pg_publication_rel r JOIN pg_publication p ON p.oid = r.prpubid WHERE r.prrelid = old);
+    stmts := stmts || ARRAY(SELECT format('COMMENT ON TABLE %I.skiplock_jobs IS %L', nsp, d.description)
+                             FROM pg_description d WHERE d.objoid = old AND d.classoid = 'pg_class'::regclass AND d.objsubid = 0);
+    stmts := stmts || ARRAY(SELECT format('ALTER TABLE %I.skiplock_jobs REPLICA IDENTITY %s', nsp,
+                                          CASE c.relreplident WHEN 'f' THEN 'FULL' WHEN 'n' THEN 'NOTHING'
+                                               ELSE format('USING INDEX %I', (SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                                                                               WHERE x.indrelid = old AND x.indisreplident)) END)
+                             FROM pg_class c WHERE c.oid = old AND c.relreplident <> 'd');
     IF opts IS NOT NULL THEN
         stmts := stmts || format('ALTER TABLE %I.skiplock_jobs SET (%s)', nsp, array_to_string(opts, ', '));
     END IF;
@@ -81,8 +97,11 @@ BEGIN
         EXECUTE s;
     END LOOP;
     RETURN moved;
-EXCEPTION WHEN SQLSTATE 'SLK02' THEN
-    RETURN -2;
+EXCEPTION
+    WHEN SQLSTATE 'SLK02' THEN
+        RETURN -2;
+    WHEN dependent_objects_still_exist THEN -- a view or a function over the table
+        RETURN -5;
 END $$;
 
 DO $$
