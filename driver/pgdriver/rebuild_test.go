@@ -118,13 +118,7 @@ func TestHotTableRebuildFreesWhatAHeldSnapshotKeeps(t *testing.T) {
 	t.Parallel()
 	d, url := pgtest.Database(t)
 	ctx := t.Context()
-	holder := pgtest.Conn(t, url)
-	if _, err := holder.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.Exec(ctx, `SELECT 1`); err != nil { // takes the snapshot
-		t.Fatal(err)
-	}
+	holder := pgtest.HoldSnapshot(t, url)
 	for range 5 {
 		insertFast(t, d, 2000, nil)
 		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs`); err != nil {

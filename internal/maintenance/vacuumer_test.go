@@ -69,13 +69,7 @@ func TestVacuumerWaitsWhileASnapshotHoldsItsRowsBack(t *testing.T) {
 	// hold theirs for as long as they like.
 	drv, url := pgtest.Database(t)
 	ctx := t.Context()
-	holder := pgtest.Conn(t, url)
-	if _, err := holder.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.Exec(ctx, `SELECT 1`); err != nil { // takes the snapshot
-		t.Fatal(err)
-	}
+	holder := pgtest.HoldSnapshot(t, url)
 	// Wait until this snapshot is the oldest of the database (a session of
 	// the pool's may still be finishing), which no later one can change.
 	testwait.Until(t, 30*time.Second, "the held snapshot to be the oldest", func() bool {

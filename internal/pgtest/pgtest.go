@@ -148,6 +148,22 @@ func Conn(t testing.TB, url string) *pgx.Conn {
 	return conn
 }
 
+// HoldSnapshot opens a connection of its own to url and a repeatable-read
+// transaction on it that has taken its snapshot without reading any table:
+// vacuum can remove no row that dies after it until the test commits it
+// (or ends).
+func HoldSnapshot(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	holder := Conn(t, url)
+	if _, err := holder.Exec(t.Context(), `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(t.Context(), `SELECT 1`); err != nil { // takes the snapshot
+		t.Fatal(err)
+	}
+	return holder
+}
+
 // ReadOnlySwitch opens a driver of its own on url (a Schema's) whose
 // sessions refuse writes while the answered switch is on, as a hot standby
 // does: a connection takes default_transaction_read_only from the switch
