@@ -113,9 +113,22 @@ func (d *Database) TableBytes(ctx context.Context) (int64, error) {
 	if d.Admin == nil {
 		return 0, nil
 	}
-	var n int64
-	err := d.Admin.QueryRow(ctx, "SELECT pg_total_relation_size('skiplock_jobs')").Scan(&n)
-	return n, err
+	return tableBytes(ctx, d.Admin)
+}
+
+// tableBytes answers pg_total_relation_size of the hot table. A rebuild
+// that replaces the table while the size is read makes it NULL (the name
+// led to the table just dropped): the next read finds the new one.
+func tableBytes(ctx context.Context, conn *pgx.Conn) (int64, error) {
+	for {
+		var n *int64
+		if err := conn.QueryRow(ctx, "SELECT pg_total_relation_size('skiplock_jobs')").Scan(&n); err != nil {
+			return 0, err
+		}
+		if n != nil {
+			return *n, nil
+		}
+	}
 }
 
 // DeadTuples answers the hot table's dead tuples as the statistics count

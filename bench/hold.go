@@ -41,8 +41,7 @@ func startHold(ctx context.Context, db *Database, readsJobs bool) (*holdRun, err
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
-			var n int64
-			if err := conn.QueryRow(sctx, "SELECT pg_total_relation_size('skiplock_jobs')").Scan(&n); err == nil {
+			if n, err := tableBytes(sctx, conn); err == nil {
 				peak = max(peak, n)
 			}
 			select {

@@ -156,7 +156,10 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 
 // hotTableSize answers the hot table's size with its indexes and its live
 // jobs as the statistics count them (up to a second behind).
-const hotTableSize = `SELECT pg_total_relation_size('skiplock_jobs'), pg_stat_get_live_tuples('skiplock_jobs'::regclass)`
+// A rebuild elsewhere (a second leader's) that drops the table while its
+// size is read makes the size NULL: 0 then, and the next look sees the new
+// table.
+const hotTableSize = `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0), pg_stat_get_live_tuples('skiplock_jobs'::regclass)`
 
 // hotTableHolder names the session that has held a lock on the hot table
 // in a transaction open for two seconds or more ("" when none does).
@@ -218,7 +221,7 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 		return r, nil
 	}
 	r.Done = true
-	if err := e.q.QueryRow(ctx, `SELECT pg_total_relation_size('skiplock_jobs')`).Scan(&r.BytesAfter); err != nil {
+	if err := e.q.QueryRow(ctx, `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0)`).Scan(&r.BytesAfter); err != nil {
 		return r, err
 	}
 	if e.vac != nil && r.Moved >= 100 {
