@@ -42,7 +42,7 @@ func TestHotTableRebuildUnderLoadLosesNoJob(t *testing.T) {
 				return
 			case <-time.After(5 * time.Millisecond):
 			}
-			r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{MinBytes: 1, Ratio: 1, LockWait: 20 * time.Millisecond})
+			r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{Force: true, LockWait: 20 * time.Millisecond})
 			if err != nil {
 				done <- err
 				return

@@ -193,6 +193,8 @@ type RebuildLimits struct {
 	// LockWait is how long the rebuild waits for the table's lock before it
 	// gives up until the next try (default 50 ms); claims wait behind it.
 	LockWait time.Duration
+	// Force rebuilds whatever the table's size (MaxRows still holds).
+	Force bool
 }
 
 // Rebuild tells what a HotTableRebuild did.

@@ -191,7 +191,7 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 			perJob = e.vac.perJob
 		}
 	}
-	if r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob {
+	if !limits.Force && (r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob) {
 		return r, nil
 	}
 	if err := e.q.QueryRow(ctx, hotTableHolder).Scan(&r.HeldBy); err != nil || r.HeldBy != "" {

@@ -11,8 +11,10 @@ import (
 	"github.com/skiplock/skiplock/internal/testwait"
 )
 
-// anySize rebuilds the hot table whatever its size.
-var anySize = driver.RebuildLimits{MinBytes: 1, Ratio: 1}
+// anySize rebuilds the hot table whatever its size, waiting for its lock
+// as long as a loaded machine may need (autovacuum holds a lock that
+// conflicts with the rebuild's, and yields only after a second).
+var anySize = driver.RebuildLimits{Force: true, LockWait: 10 * time.Second}
 
 // hotTableShape answers what makes the hot table what it is, by name: its
 // rows, indexes, constraints, triggers, storage parameters and grants.
@@ -128,7 +130,7 @@ func TestHotTableRebuildFreesWhatAHeldSnapshotKeeps(t *testing.T) {
 	if _, err := d.Pool().Exec(ctx, `VACUUM skiplock_jobs`); err != nil {
 		t.Fatal(err)
 	}
-	r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1})
+	r := rebuild(t, d, anySize)
 	if !r.Done || r.Moved != 0 {
 		t.Fatalf("rebuild: %+v, want done with nothing to move", r)
 	}
@@ -160,11 +162,11 @@ func TestHotTableRebuildLeavesALockHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	oid := hotTableOID(t, d)
-	if r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1, Ratio: 1, LockWait: 10 * time.Millisecond}); r.Done {
+	if r := rebuild(t, d, driver.RebuildLimits{Force: true, LockWait: 10 * time.Millisecond}); r.Done {
 		t.Fatalf("rebuilt under another transaction's lock: %+v", r)
 	}
 	testwait.Until(t, 30*time.Second, "the holder to be named", func() bool {
-		r := rebuild(t, d, anySize)
+		r := rebuild(t, d, driver.RebuildLimits{Force: true, LockWait: 10 * time.Millisecond})
 		if r.Done {
 			t.Fatalf("rebuilt under another transaction's lock: %+v", r)
 		}
@@ -187,7 +189,7 @@ func TestHotTableRebuildRefusesTooManyJobs(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	insertFast(t, d, 20, nil)
 	oid := hotTableOID(t, d)
-	if r := rebuild(t, d, driver.RebuildLimits{MinBytes: 1, Ratio: 1, MaxRows: 10}); r.Done || r.Refused != "more than 10 jobs live" {
+	if r := rebuild(t, d, driver.RebuildLimits{Force: true, MaxRows: 10}); r.Done || r.Refused != "more than 10 jobs live" {
 		t.Fatalf("rebuild with 20 jobs live, 10 allowed: %+v", r)
 	}
 	// The statistics may not have counted the jobs yet: the rebuild itself

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -133,8 +134,25 @@ func writableMode(path string) bool {
 }
 
 // checkWritable opens the writer and takes the write lock once, so that a
-// file that is not a database or cannot be written fails here.
+// file that is not a database or cannot be written fails here. Another
+// process writing without pause can keep the lock past the busy timeout:
+// the check tries again until ctx ends.
 func checkWritable(ctx context.Context, db *sql.DB) error {
+	for {
+		err := tryWritable(ctx, db)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func tryWritable(ctx context.Context, db *sql.DB) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err

@@ -191,3 +191,38 @@ func TestRefusalCodes(t *testing.T) {
 		t.Fatalf("other errors pass unchanged: %v", err)
 	}
 }
+
+// Another process holding the write lock past the busy timeout does not fail
+// an Open: it waits as long as its context allows.
+func TestOpenWaitsOutABusyWriter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "busy.db")
+	sqlitetest.Open(t, path)
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(sqlitedriver.BusyTimeout*time.Millisecond + time.Second)
+		_, _ = conn.ExecContext(context.Background(), "COMMIT")
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d, err := sqlitedriver.Open(ctx, path)
+	<-released
+	if err != nil {
+		t.Fatalf("open while another connection held the write lock past the busy timeout: %v", err)
+	}
+	d.Close()
+}
