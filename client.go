@@ -122,9 +122,12 @@ func (c *Client) Start(ctx context.Context) error {
 	c.producers.Store(&producers)
 	c.releaseListener = c.listener.hold()
 	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
-	if len(producers) > 0 && c.driver.Name() == "sqlite" {
-		// SQLite's notifications stay in this process: cancel and pause
-		// requests from other processes are looked for instead.
+	if len(producers) > 0 {
+		// Cancel and pause requests from other processes: SQLite's
+		// notifications stay in their process, and on PostgreSQL a
+		// notification that comes while its job is claimed but not yet
+		// running here, or while the listener reconnects, names a job this
+		// client does not hold yet; looking every second bounds both.
 		c.servicesWG.Go(func() { c.running.pollStops(allCtx) })
 	}
 	c.servicesWG.Go(func() { c.elector().Run(allCtx) })

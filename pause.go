@@ -65,10 +65,10 @@ func (s *runningSet) holds(id int64) bool {
 	return s.jobs[id] != nil
 }
 
-// StopPollInterval is how often a client running jobs on a database whose
-// notifications stay in their process (SQLite) looks for cancel and pause
-// requests made by other processes: one primary-key read of its running
-// jobs. On PostgreSQL NOTIFY carries them.
+// StopPollInterval is how often a client running jobs looks for cancel and
+// pause requests made by other processes: one primary-key read of its
+// running jobs. On PostgreSQL NOTIFY carries them at once; the look catches
+// one that came before its job ran here, or while the listener reconnected.
 const StopPollInterval = time.Second
 
 // pollStops looks for stop requests every StopPollInterval until ctx ends.
