@@ -387,7 +387,11 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 		if j.Args.N >= 10 && j.Args.N < 1000 {
 			<-gate
 		}
-		time.Sleep(5 * time.Millisecond)
+		// 600 jobs two at a time, 20 ms each: six seconds of backlog, so
+		// that a claim from the head comes while it lasts however slow the
+		// machine (one comes 20 head-claim durations after the last; on a
+		// loaded machine a head claim can take 100 ms).
+		time.Sleep(20 * time.Millisecond)
 		mu.Lock()
 		runs[j.Args.N]++
 		order = append(order, j.Args.N)
