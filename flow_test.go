@@ -33,6 +33,16 @@ type flowDB struct {
 }
 
 // flowDBs are a fresh PostgreSQL schema and a fresh SQLite file.
+// flowAdmin opens db in a client that keeps rules and works nothing.
+func flowAdmin(t *testing.T, db flowDB, rules []skiplock.FlowRule) *skiplock.Client {
+	t.Helper()
+	c, err := skiplock.NewClient(db.open(t), &skiplock.Config{Flow: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func flowDBs(t *testing.T) []flowDB {
 	return []flowDB{
 		{"postgres", func() func(t *testing.T) driver.Driver {
@@ -127,10 +137,7 @@ func TestFlowConcurrencyKeyAcrossClients(t *testing.T) {
 		t.Run(db.name, func(t *testing.T) {
 			t.Parallel()
 			rules := []skiplock.FlowRule{{Name: "per-host", Queue: "default", Key: "payload.host", Concurrency: 1}}
-			admin, err := skiplock.NewClient(db.open(t), &skiplock.Config{Flow: rules})
-			if err != nil {
-				t.Fatal(err)
-			}
+			admin := flowAdmin(t, db, rules)
 			hosts := []string{"a.example", "b.example", "c.example"}
 			insertFlow(t, admin, hosts, 15)
 			work := func(ctx context.Context, j *skiplock.Job[flowArgs]) error {
@@ -182,10 +189,7 @@ func TestFlowHeldJobStaysPendingAndRescueFreesTheSlot(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			rules := []skiplock.FlowRule{{Name: "per-host", Queue: "default", Key: "payload.host", Concurrency: 1}}
-			admin, err := skiplock.NewClient(db.open(t), &skiplock.Config{Flow: rules})
-			if err != nil {
-				t.Fatal(err)
-			}
+			admin := flowAdmin(t, db, rules)
 			first, _ := admin.Insert(ctx, flowArgs{Host: "a"}, nil)
 			second, _ := admin.Insert(ctx, flowArgs{Host: "a", I: 1}, nil)
 			other, _ := admin.Insert(ctx, flowArgs{Host: "b"}, nil)
@@ -234,10 +238,7 @@ func TestFlowRateLimitAcrossClients(t *testing.T) {
 		t.Run(db.name, func(t *testing.T) {
 			t.Parallel()
 			rules := []skiplock.FlowRule{{Name: "ten-a-second", Queue: "default", Rate: 10, Per: time.Second}}
-			admin, err := skiplock.NewClient(db.open(t), &skiplock.Config{Flow: rules})
-			if err != nil {
-				t.Fatal(err)
-			}
+			admin := flowAdmin(t, db, rules)
 			insertFlow(t, admin, []string{"x"}, 400)
 			work := func(ctx context.Context, j *skiplock.Job[flowArgs]) error { return nil }
 			for i := range 3 {
@@ -387,10 +388,7 @@ func TestFlowRetriedJobKeepsItsLimit(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			rules := []skiplock.FlowRule{{Name: "h", Queue: "default", Key: "payload.host", Concurrency: 1}}
-			c, err := skiplock.NewClient(db.open(t), &skiplock.Config{Flow: rules})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := flowAdmin(t, db, rules)
 			failed, _ := c.Insert(ctx, flowArgs{Host: "a"}, nil)
 			if _, err := c.JobCancel(ctx, failed.Job.ID); err != nil {
 				t.Fatal(err)

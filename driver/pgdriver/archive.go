@@ -55,10 +55,11 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 	})
 }
 
-// vacuumHorizon remembers, when the last vacuum of the hot table left
-// rows it could not remove, the oldest snapshot in the database then; and
-// what a live job took in the table after its last rebuild.
-type vacuumHorizon struct {
+// hotTableUpkeep is what the hot table's upkeep remembers: whether the last
+// vacuum left rows it could not remove, and the oldest snapshot in the
+// database then; what a live job took in the table after its last rebuild;
+// the server's version.
+type hotTableUpkeep struct {
 	mu      sync.Mutex
 	stuck   bool
 	last    string

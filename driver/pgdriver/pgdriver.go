@@ -36,7 +36,7 @@ type Driver struct {
 // it with `?search_path=name` in the URL to keep several apart).
 func New(pool *pgxpool.Pool) *Driver {
 	d := &Driver{pool: pool, notifier: &notifier{pool: pool}}
-	d.executor = executor{q: pool, n: d.notifier, vac: &vacuumHorizon{}}
+	d.executor = executor{q: pool, n: d.notifier, vac: &hotTableUpkeep{}}
 	return d
 }
 
@@ -90,7 +90,7 @@ type executor struct {
 	q querier
 	n *notifier
 	// vac is the pool's: transactions cannot vacuum.
-	vac *vacuumHorizon
+	vac *hotTableUpkeep
 }
 
 type executorTx struct {
