@@ -93,3 +93,109 @@ func TestHotTableRebuildUnderLoadLosesNoJob(t *testing.T) {
 	}
 	t.Logf("rebuilt %d times under load", rebuilt.Load())
 }
+
+// Four clients work 5,000 jobs while a transaction holds the hot table:
+// new jobs go to spill tables, which are left for new ones, emptied (their
+// live jobs, running ones too, moved to the next) and, once the holder has
+// ended, taken back into the hot table and dropped, again and again under
+// the clients. Every job completes once, on its first attempt, and none is
+// left behind.
+func TestHotTableSpillUnderLoadLosesNoJob(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Schema(t)
+	ctx := context.Background()
+	admin, err := skiplock.NewClient(drv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := pgtest.HoldTable(t, url)
+	testwait.Until(t, 30*time.Second, "the holder to be named", func() bool {
+		r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{Force: true, LockWait: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.HeldBy != ""
+	})
+	limits := driver.SpillLimits{Bytes: 256 << 10, LockWait: 20 * time.Millisecond, Grace: 200 * time.Millisecond}
+	var opened, emptied, dropped atomic.Int64
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			s, err := drv.HotTableSpill(ctx, true, limits)
+			if err != nil {
+				t.Errorf("spill under load: %v", err)
+				done <- err
+				return
+			}
+			if s.Opened != "" {
+				opened.Add(1)
+			}
+			if s.Emptied != "" {
+				emptied.Add(1)
+			}
+			if s.Dropped != "" {
+				dropped.Add(1)
+			}
+		}
+	}()
+	cnt := &counter{runs: map[int64]int{}}
+	startClients(t, 4, url, cnt.work)
+	const total = 5000
+	params := make([]skiplock.InsertManyParams, 100)
+	for n := 0; n < total; n += len(params) {
+		for i := range params {
+			params[i] = skiplock.InsertManyParams{Args: sleepArgs{N: n + i}}
+		}
+		if _, err := admin.InsertMany(ctx, params); err != nil {
+			t.Fatal(err)
+		}
+		if holder != nil && n >= total/2 && emptied.Load() > 0 {
+			// Half way, once a spill table has been emptied under the
+			// holder: the holder ends, and the spill tables go back.
+			if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+				t.Fatal(err)
+			}
+			holder = nil
+		}
+	}
+	if holder != nil {
+		t.Fatalf("no spill table was emptied under the holder (opened %d)", opened.Load())
+	}
+	testwait.Until(t, 2*time.Minute, "every job to finish and the spill tables to go", func() bool {
+		var live, spills int
+		if err := drv.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM skiplock_jobs), (SELECT count(*) FROM skiplock_hot_spill)`).Scan(&live, &spills); err != nil {
+			t.Fatal(err)
+		}
+		return live == 0 && spills == 0
+	})
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatalf("spill under load: %v", err)
+	}
+	if dropped.Load() == 0 {
+		t.Fatalf("no spill table was taken back (opened %d, emptied %d)", opened.Load(), emptied.Load())
+	}
+	var completed int
+	if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs_archive WHERE state = 'completed' AND attempt = 1`).Scan(&completed); err != nil {
+		t.Fatal(err)
+	}
+	cnt.mu.Lock()
+	defer cnt.mu.Unlock()
+	if completed != total || len(cnt.runs) != total {
+		t.Fatalf("completed %d, ran %d distinct jobs, want %d (spill tables opened %d, emptied %d, dropped %d)",
+			completed, len(cnt.runs), total, opened.Load(), emptied.Load(), dropped.Load())
+	}
+	for id, n := range cnt.runs {
+		if n != 1 {
+			t.Fatalf("job %d ran %d times", id, n)
+		}
+	}
+	t.Logf("spill tables opened %d, emptied %d, dropped %d under load", opened.Load(), emptied.Load(), dropped.Load())
+}

@@ -108,7 +108,8 @@ func open(ctx context.Context, url string) (*Database, error) {
 // Close closes the database and drops it unless kept.
 func (d *Database) Close() { d.close() }
 
-// TableBytes answers pg_total_relation_size of the hot table (0 on SQLite).
+// TableBytes answers pg_total_relation_size of the hot table and its spill
+// tables (0 on SQLite).
 func (d *Database) TableBytes(ctx context.Context) (int64, error) {
 	if d.Admin == nil {
 		return 0, nil
@@ -116,13 +117,17 @@ func (d *Database) TableBytes(ctx context.Context) (int64, error) {
 	return tableBytes(ctx, d.Admin)
 }
 
-// tableBytes answers pg_total_relation_size of the hot table. A rebuild
+// tableBytes answers pg_total_relation_size of the hot table and its spill
+// tables (its children: see docs/hot-path-storage.md). A rebuild
 // that replaces the table while the size is read makes it NULL (the name
 // led to the table just dropped): the next read finds the new one.
+const tableBytesSQL = `SELECT pg_total_relation_size(to_regclass('skiplock_jobs'))
+    + coalesce((SELECT sum(pg_total_relation_size(i.inhrelid)) FROM pg_inherits i WHERE i.inhparent = to_regclass('skiplock_jobs')), 0)`
+
 func tableBytes(ctx context.Context, conn *pgx.Conn) (int64, error) {
 	for {
 		var n *int64
-		if err := conn.QueryRow(ctx, "SELECT pg_total_relation_size('skiplock_jobs')").Scan(&n); err != nil {
+		if err := conn.QueryRow(ctx, tableBytesSQL).Scan(&n); err != nil {
 			return 0, err
 		}
 		if n != nil {

@@ -170,6 +170,14 @@ type ArchiveStore interface {
 	// a table, nor remove rows that a snapshot held open elsewhere can
 	// still see; dropping the table's files can.
 	HotTableRebuild(ctx context.Context, limits RebuildLimits) (Rebuild, error)
+	// HotTableSpill keeps new jobs out of a hot table that a transaction
+	// open elsewhere keeps from being rebuilt, in spill tables that can be
+	// emptied whatever that transaction holds (PostgreSQL; a no-op
+	// elsewhere). With open it starts spilling; while spill tables exist it
+	// moves on from one that has grown, empties those that have drained,
+	// and once the holder has ended takes their jobs back into the hot
+	// table and drops them. No rebuild happens while spill tables exist.
+	HotTableSpill(ctx context.Context, open bool, limits SpillLimits) (Spill, error)
 	// ArchivePrepare readies the archive to take jobs finished up to
 	// `until` (daily partitions on PostgreSQL).
 	ArchivePrepare(ctx context.Context, until time.Time) error
@@ -210,6 +218,47 @@ type Rebuild struct {
 	// Refused says why a rebuild the table needed did not happen for good
 	// (too many jobs live, a role that does not own the table); empty when
 	// it happened, was not needed, or only missed the lock this time.
+	Refused string
+}
+
+// SpillLimits say when a spill table is left for another.
+type SpillLimits struct {
+	// Bytes: new jobs move on to another spill table once theirs takes
+	// this much with its indexes (default 32 MiB) and Ratio times what its
+	// live jobs need (default 8); a spill table is emptied once its live
+	// jobs need less than 1/Ratio of what it takes.
+	Bytes int64
+	Ratio int64
+	// MaxTables is the most spill tables there may be (default 8): a
+	// spill table that a transaction has read since it was made cannot be
+	// emptied until that transaction ends, and a new one is made instead.
+	MaxTables int
+	// LockWait is how long emptying a spill table waits for its lock
+	// (default 50 ms).
+	LockWait time.Duration
+	// Grace is how long, once the holder has ended and new jobs go to the
+	// hot table again, the spill tables wait before their jobs are taken
+	// back and they are dropped (default 10 s): a driver trusts the spill
+	// target it read for up to 3 s.
+	Grace time.Duration
+}
+
+// Spill tells what a HotTableSpill found and did.
+type Spill struct {
+	// Active: spill tables exist (Tables of them, Bytes in all with their
+	// indexes); Target is the one new jobs go to ("" for the hot table).
+	Active bool
+	Tables int
+	Bytes  int64
+	Target string
+	// HeldBy names the hot table's holder while spill tables exist.
+	HeldBy string
+	// Opened, Emptied and Dropped name the spill table made, emptied (its
+	// Moved jobs sent to the target) or dropped (its jobs sent back to the
+	// hot table) this time.
+	Opened, Emptied, Dropped string
+	Moved                    int64
+	// Refused says why spilling could not start.
 	Refused string
 }
 

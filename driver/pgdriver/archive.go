@@ -65,6 +65,13 @@ type hotTableUpkeep struct {
 	last    string
 	perJob  int64
 	version int // the server's server_version_num, once asked
+
+	// Spill tables (spill.go): the hot table's holder as last read and
+	// when, and when new jobs were sent back to the hot table.
+	holder    string
+	holderAt  time.Time
+	mergeFrom time.Time
+	emptied   map[string]bool // spill tables emptied since they were a target
 }
 
 // hotTableDead answers the hot table's dead rows as the statistics count
@@ -193,6 +200,15 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 		}
 	}
 	if !limits.Force && (r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob) {
+		// Not worth a rebuild yet; but if vacuum is stuck behind a snapshot
+		// and that snapshot's transaction holds a lock no rebuild could
+		// pass, say so now, while the table is still small: new jobs can
+		// go to spill tables before it has grown (HotTableSpill).
+		if e.vac != nil && e.vac.stuck && r.BytesBefore >= limits.MinBytes {
+			held, err := e.holderEverySecond(ctx)
+			r.HeldBy = held
+			return r, err
+		}
 		return r, nil
 	}
 	if err := e.q.QueryRow(ctx, hotTableHolder).Scan(&r.HeldBy); err != nil || r.HeldBy != "" {

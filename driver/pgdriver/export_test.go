@@ -35,3 +35,11 @@ func FromSecs(s float64) time.Duration { return fromSecs(s) }
 
 // JobListArgs are the parameters JobList runs its statement with.
 func JobListArgs(p driver.ListParams) ([]any, error) { return jobListArgs(p) }
+
+// TrustSpillTarget makes d send new plain jobs to table, as if it had just
+// read it as the spill target.
+func TrustSpillTarget(d *Driver, table string) {
+	d.sp.mu.Lock()
+	d.sp.target, d.sp.readAt = table, time.Now().Add(time.Hour)
+	d.sp.mu.Unlock()
+}

@@ -45,19 +45,32 @@ func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, st
 		return nil, fmt.Errorf("insert and start: job of kind %q has an idempotency key, dependencies or flow keys", p.Kind)
 	}
 	args := jobInsertStart.Args(insertStartArgs{newJobColumns(p), start.WorkerID, secs(start.Lease)})
-	return scanOne(e.q.QueryRow(ctx, jobInsertStart.SQL, args...))
+	var j *driver.Job
+	err := e.insertInto(func(table string) (err error) {
+		j, err = scanOne(e.q.QueryRow(ctx, e.sp.rewrite(jobInsertStart.SQL, table), args...))
+		return err
+	})
+	return j, err
 }
 
 func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertParams, out []driver.InsertResult) error {
+	return e.insertInto(func(table string) error {
+		return e.insertPlain(ctx, e.sp.rewrite(jobInsert.SQL, table), jobs, out)
+	})
+}
+
+// insertPlain inserts plain jobs with stmt (jobInsert's, perhaps for a
+// spill table).
+func (e executor) insertPlain(ctx context.Context, stmt string, jobs []*driver.InsertParams, out []driver.InsertResult) error {
 	if len(jobs) == 1 {
-		j, err := scanOne(e.q.QueryRow(ctx, jobInsert.SQL, jobInsert.Args(newInsertArgs(jobs[0], false))...))
+		j, err := scanOne(e.q.QueryRow(ctx, stmt, jobInsert.Args(newInsertArgs(jobs[0], false))...))
 		out[0] = driver.InsertResult{Job: j}
 		return err
 	}
 	return e.inTx(ctx, func(tx executor) error {
 		b := &pgx.Batch{}
 		for _, p := range jobs {
-			b.Queue(jobInsert.SQL, jobInsert.Args(newInsertArgs(p, false))...)
+			b.Queue(stmt, jobInsert.Args(newInsertArgs(p, false))...)
 		}
 		br := tx.q.SendBatch(ctx, b)
 		for i := range jobs {

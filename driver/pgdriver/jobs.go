@@ -17,8 +17,20 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 	if driver.HasFlow(jobs) {
 		return e.insertFastFlow(ctx, jobs)
 	}
-	ids := make([]int64, 0, len(jobs))
-	err := e.inTx(ctx, func(tx executor) error {
+	var ids []int64
+	err := e.insertInto(func(table string) error {
+		ids = make([]int64, 0, len(jobs))
+		return e.insertCopy(ctx, table, jobs, &ids)
+	})
+	return ids, err
+}
+
+// insertCopy takes ids for jobs from the sequence and COPYs them into the
+// table new plain jobs go to.
+func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.InsertParams, idsOut *[]int64) error {
+	ids := *idsOut
+	defer func() { *idsOut = ids }()
+	return e.inTx(ctx, func(tx executor) error {
 		rows, err := tx.q.Query(ctx, jobNextIDs.SQL, jobNextIDs.Args(countArg{len(jobs)})...)
 		if err != nil {
 			return err
@@ -39,10 +51,9 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 			return fmt.Errorf("took %d ids from the sequence for %d jobs", len(ids), len(jobs))
 		}
 		src, stmt := newCopyReader(jobs, ids, time.Now())
-		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, stmt)
+		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, e.sp.rewrite(stmt, table))
 		return err
 	})
-	return ids, err
 }
 
 // kindLeases are the arrays of kinds and their lease seconds that the claim

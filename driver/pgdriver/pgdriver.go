@@ -36,7 +36,12 @@ type Driver struct {
 // it with `?search_path=name` in the URL to keep several apart).
 func New(pool *pgxpool.Pool) *Driver {
 	d := &Driver{pool: pool, notifier: &notifier{pool: pool}}
-	d.executor = executor{q: pool, n: d.notifier, vac: &hotTableUpkeep{}}
+	sp := &hotSpill{read: func(ctx context.Context) (string, error) {
+		var t string
+		err := pool.QueryRow(ctx, spillTarget).Scan(&t)
+		return t, err
+	}}
+	d.executor = executor{q: pool, n: d.notifier, vac: &hotTableUpkeep{}, sp: sp}
 	return d
 }
 
@@ -70,7 +75,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier, sp: d.sp}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -78,7 +83,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier}, nil
+	return executor{q: t, n: d.notifier, sp: d.sp}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -91,6 +96,8 @@ type executor struct {
 	n *notifier
 	// vac is the pool's: transactions cannot vacuum.
 	vac *hotTableUpkeep
+	// sp tells where new plain jobs go (spill.go); nil: the hot table.
+	sp *hotSpill
 }
 
 type executorTx struct {
@@ -103,7 +110,7 @@ func (t *executorTx) Rollback(ctx context.Context) error { return t.tx.Rollback(
 
 // inTx runs fn in a transaction: a new one, or a savepoint in the caller's.
 func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
-	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n}) })
+	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp}) })
 }
 
 func isUniqueViolation(err error) bool {

@@ -23,6 +23,11 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 	return driver.Rebuild{}, nil
 }
 
+// HotTableSpill is a no-op: nothing on SQLite holds a deleted row's space.
+func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
+	return driver.Spill{}, nil
+}
+
 // UniqueKeyPrune deletes a batch of expired window keys of jobs no longer live.
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	res, err := e.wexec(ctx, "UniqueKeyPrune", sql.Named("before", before.UnixMicro()), sql.Named("limit", limit))

@@ -129,6 +129,15 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 	return r, e.write(err)
 }
 
+func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
+	st, err := driver.As[driver.ArchiveStore](e.Executor)
+	if err != nil {
+		return driver.Spill{}, err
+	}
+	r, err := st.HotTableSpill(ctx, open, limits)
+	return r, e.write(err)
+}
+
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	st, err := driver.As[driver.ArchiveStore](e.Executor)
 	if err != nil {

@@ -22,7 +22,10 @@ type Vacuumer struct {
 	DeadRows int64
 	// Rebuild says when the table is rebuilt (driver defaults when zero).
 	Rebuild driver.RebuildLimits
-	Logger  *slog.Logger
+	// Spill says when a spill table is left for another (driver defaults
+	// when zero).
+	Spill  driver.SpillLimits
+	Logger *slog.Logger
 
 	mu      sync.Mutex
 	heldBy  string    // the holder last warned of
@@ -39,14 +42,36 @@ const vacuumShare = 10
 
 // RunOnce rebuilds the hot table if it is bloated, else vacuums it if it
 // needs it.
+//
+// A transaction open elsewhere that holds a lock on the hot table stops
+// any rebuild; while it lasts, new jobs go to spill tables that can be
+// emptied whatever it holds, and come back once it has ended.
 func (v *Vacuumer) RunOnce(ctx context.Context) error {
 	log := orLogger(v.Logger)
+	s, err := v.Store.HotTableSpill(ctx, false, v.Spill)
+	if err != nil {
+		return err
+	}
+	if s.Active {
+		v.noteSpill(log, s)
+		v.noteHolder(log, s.HeldBy)
+		return nil
+	}
 	r, err := v.Store.HotTableRebuild(ctx, v.Rebuild)
 	if err != nil {
 		return err
 	}
 	v.noteHolder(log, r.HeldBy)
 	v.noteRefusal(log, r.Refused)
+	if r.HeldBy != "" {
+		s, err := v.Store.HotTableSpill(ctx, true, v.Spill)
+		if err != nil {
+			return err
+		}
+		v.noteRefusal(log, s.Refused)
+		v.noteSpill(log, s)
+		return nil
+	}
 	if r.Done {
 		log.Info("rebuilt the hot table", "jobs", r.Moved, "bytes_before", r.BytesBefore, "bytes_after", r.BytesAfter)
 		return nil
@@ -82,11 +107,23 @@ func (v *Vacuumer) noteHolder(log *slog.Logger, heldBy string) {
 		return
 	}
 	if heldBy != "" {
-		log.Warn("a transaction open elsewhere holds a lock on the hot table: it cannot be rebuilt, and grows, until that transaction ends", "holder", heldBy)
+		log.Warn("a transaction open elsewhere holds a lock on the hot table: it cannot be rebuilt until that transaction ends; new jobs go to spill tables meanwhile", "holder", heldBy)
 	} else {
 		log.Info("the transaction that held the hot table has ended", "holder", v.heldBy)
 	}
 	v.heldBy = heldBy
+}
+
+// noteSpill logs what a look at the spill tables did.
+func (v *Vacuumer) noteSpill(log *slog.Logger, s driver.Spill) {
+	switch {
+	case s.Opened != "":
+		log.Info("new jobs go to a spill table while the hot table is held", "table", s.Opened, "spill_tables", s.Tables)
+	case s.Emptied != "":
+		log.Debug("emptied a drained spill table", "table", s.Emptied, "jobs_moved", s.Moved, "spill_bytes", s.Bytes)
+	case s.Dropped != "":
+		log.Info("took a spill table's jobs back into the hot table", "table", s.Dropped, "jobs_moved", s.Moved, "spill_tables_left", s.Tables)
+	}
 }
 
 // noteRefusal warns once of each reason a needed rebuild was refused.

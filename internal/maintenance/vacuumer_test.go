@@ -124,3 +124,41 @@ func TestVacuumerRebuildsABloatedTable(t *testing.T) {
 		return after*10 < before
 	})
 }
+
+// A transaction that has read the hot table holds a lock no rebuild can
+// pass: the vacuumer sends new jobs to a spill table while it lasts, and
+// once it has ended takes the spill table back and rebuilds the hot table.
+func TestVacuumerSpillsWhileATransactionHoldsTheTable(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Schema(t)
+	ctx := t.Context()
+	holder := pgtest.HoldTable(t, url)
+	leaveDeadRows(t, drv, 20000)
+	v := &Vacuumer{Store: drv, Spill: driver.SpillLimits{Grace: 100 * time.Millisecond}}
+	spillTables := func() int {
+		var n int
+		if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	testwait.Until(t, 30*time.Second, "new jobs to go to a spill table", func() bool {
+		if err := v.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return spillTables() == 1
+	})
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 30*time.Second, "the spill table to go and the hot table to be rebuilt", func() bool {
+		if err := v.RunOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var size int64
+		if err := drv.Pool().QueryRow(ctx, `SELECT pg_total_relation_size('skiplock_jobs')`).Scan(&size); err != nil {
+			t.Fatal(err)
+		}
+		return spillTables() == 0 && size < 1<<20
+	})
+}

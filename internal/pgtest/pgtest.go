@@ -164,6 +164,21 @@ func HoldSnapshot(t testing.TB, url string) *pgx.Conn {
 	return holder
 }
 
+// HoldTable opens a connection to url (a Schema's) in a transaction that has
+// read the hot table: it holds a lock on it, and a snapshot, until the
+// caller commits or the test ends.
+func HoldTable(t testing.TB, url string) *pgx.Conn {
+	t.Helper()
+	holder := Conn(t, url)
+	if _, err := holder.Exec(t.Context(), `BEGIN`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(t.Context(), `SELECT count(*) FROM skiplock_jobs`); err != nil {
+		t.Fatal(err)
+	}
+	return holder
+}
+
 // ReadOnlySwitch opens a driver of its own on url (a Schema's) whose
 // sessions refuse writes while the answered switch is on, as a hot standby
 // does: a connection takes default_transaction_read_only from the switch

@@ -1,0 +1,340 @@
+package pgdriver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/skiplock/skiplock/driver"
+)
+
+// Spill tables (migration 025, docs/hot-path-storage.md): while a
+// transaction open elsewhere holds a lock on the hot table, no rebuild can
+// give back what its churn leaves behind, so new plain jobs go to a spill
+// table, a child of the hot table that every statement reading
+// skiplock_jobs reads too. A driver learns where new jobs go from
+// skiplock_hot_spill, read at most once a second and never in a caller's
+// transaction; a target read more than spillTrust ago is not trusted, and
+// the hot table itself is always a safe place for a job.
+const (
+	spillFresh = time.Second
+	spillTrust = 3 * time.Second
+)
+
+// hotSpill is a driver's view of the spill target, shared by its
+// transactions.
+type hotSpill struct {
+	read func(ctx context.Context) (string, error) // on the pool
+
+	mu      sync.Mutex
+	target  string    // "" while new jobs go to the hot table
+	readAt  time.Time // when the read that answered target began
+	reading bool
+	stmts   map[string]string // statements rewritten for a spill table
+}
+
+// table answers the table new plain jobs go to now: "" for the hot table.
+// A stale answer starts a read in the background; the caller does not wait
+// for it.
+func (s *hotSpill) table() string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	age := time.Since(s.readAt)
+	if age >= spillFresh && !s.reading {
+		s.reading = true
+		go s.refresh()
+	}
+	if age >= spillTrust {
+		return ""
+	}
+	return s.target
+}
+
+func (s *hotSpill) refresh() {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), spillTrust)
+	defer cancel()
+	target, err := s.read(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reading = false
+	if err == nil {
+		s.target, s.readAt = target, start
+	}
+}
+
+// forget drops the target after an insert found its table gone.
+func (s *hotSpill) forget() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.target, s.readAt = "", time.Time{}
+	s.mu.Unlock()
+}
+
+// rewrite answers stmt inserting into table instead of skiplock_jobs.
+func (s *hotSpill) rewrite(stmt, table string) string {
+	if table == "" {
+		return stmt
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := table + "\x00" + stmt
+	if r, ok := s.stmts[key]; ok {
+		return r
+	}
+	r := stmt
+	for _, from := range []string{"INSERT INTO skiplock_jobs ", "COPY skiplock_jobs "} {
+		r = strings.Replace(r, from, strings.Replace(from, "skiplock_jobs", `"`+table+`"`, 1), 1)
+	}
+	if s.stmts == nil || len(s.stmts) > 64 {
+		s.stmts = map[string]string{}
+	}
+	s.stmts[key] = r
+	return r
+}
+
+const spillTarget = `SELECT coalesce((SELECT name FROM skiplock_hot_spill WHERE target), '')`
+
+// insertInto runs insert for the table new plain jobs go to ("": the hot
+// table), and again for the hot table if that table has gone (dropped
+// after its holder ended while this driver still trusted it). insert
+// rewrites its statements for the table with e.sp.rewrite.
+func (e executor) insertInto(insert func(table string) error) error {
+	table := e.sp.table()
+	err := insert(table)
+	if table != "" && isUndefinedTable(err) {
+		e.sp.forget()
+		err = insert("")
+	}
+	return err
+}
+
+func isUndefinedTable(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "42P01"
+}
+
+// spillTables answers the spill tables with their sizes and live jobs.
+const spillTables = `
+SELECT s.name, s.target, coalesce(pg_total_relation_size(c.oid), 0), coalesce(pg_stat_get_live_tuples(c.oid), 0)
+FROM skiplock_hot_spill s LEFT JOIN pg_class c ON c.oid = to_regclass(quote_ident(s.name))
+ORDER BY s.name`
+
+type spillTable struct {
+	name   string
+	target bool
+	bytes  int64
+	live   int64
+}
+
+// HotTableSpill keeps new jobs out of a hot table that a transaction open
+// elsewhere keeps from being rebuilt (see hotSpill). With open, and no spill
+// table yet, it makes one. With spill tables, while the hot table's holder
+// stays it moves new jobs on to another spill table once one has grown to
+// limits.Bytes and Ratio times what its live jobs need, and empties the
+// spill tables that have drained; once the holder has ended it sends new
+// jobs back to the hot table and, after a grace, moves the spill tables'
+// jobs there and drops them.
+func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
+	limits = spillDefaults(limits)
+	var out driver.Spill
+	tables, err := e.spillTables(ctx)
+	if err != nil || (len(tables) == 0 && !open) {
+		return out, err
+	}
+	if len(tables) == 0 {
+		return e.spillOpen(ctx, limits, out)
+	}
+	out.Active, out.Tables = true, len(tables)
+	for _, t := range tables {
+		out.Bytes += t.bytes
+		if t.target {
+			out.Target = t.name
+		}
+	}
+	e.vac.mu.Lock()
+	held, err := e.holderEverySecond(ctx)
+	if held != "" {
+		e.vac.mergeFrom = time.Time{}
+	}
+	perJob := max(e.vac.perJob, 256)
+	e.vac.mu.Unlock()
+	if err != nil {
+		return out, err
+	}
+	out.HeldBy = held
+	if held == "" {
+		return e.spillMerge(ctx, limits, tables, out)
+	}
+	// A spill table is worth emptying once it takes floor or more and its
+	// live jobs need a Ratio-th of that; the target is left for another
+	// once it is also limits.Bytes. A table this leader has emptied (or
+	// one that small) takes new jobs again before a new one is made.
+	floor := min(limits.Bytes, 2<<20)
+	e.vac.mu.Lock()
+	emptied := maps.Clone(e.vac.emptied)
+	e.vac.mu.Unlock()
+	drained := func(t spillTable) bool {
+		return !emptied[t.name] && t.bytes >= floor && t.bytes >= limits.Ratio*(t.live+1)*perJob
+	}
+	bloated := func(t spillTable) bool { return t.bytes >= limits.Bytes && drained(t) }
+	var cur *spillTable
+	for i := range tables {
+		if tables[i].target {
+			cur = &tables[i]
+		}
+	}
+	if cur == nil || bloated(*cur) {
+		// The next target: a spill table emptied since, else a new one.
+		next := ""
+		for _, t := range tables {
+			if !t.target && (emptied[t.name] || t.bytes < floor) {
+				next = t.name
+				break
+			}
+		}
+		switch {
+		case next != "":
+			if _, err := e.q.Exec(ctx, `UPDATE skiplock_hot_spill SET target = (name = $1)`, next); err != nil {
+				return out, fmt.Errorf("spill target: %w", err)
+			}
+			out.Target = next
+			e.vac.mu.Lock()
+			delete(e.vac.emptied, next)
+			e.vac.mu.Unlock()
+		case len(tables) < limits.MaxTables:
+			return e.spillOpen(ctx, limits, out)
+		}
+		return out, nil
+	}
+	// Empty one drained spill table per look: its jobs go to the target.
+	for _, t := range tables {
+		if t.target || !drained(t) {
+			continue
+		}
+		var moved int64
+		if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, false, $2)`, t.name, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
+			return out, fmt.Errorf("empty spill table %s: %w", t.name, err)
+		}
+		if moved >= 0 {
+			out.Emptied, out.Moved = t.name, moved
+			e.vac.mu.Lock()
+			if e.vac.emptied == nil {
+				e.vac.emptied = map[string]bool{}
+			}
+			e.vac.emptied[t.name] = true
+			e.vac.mu.Unlock()
+		}
+		break
+	}
+	return out, nil
+}
+
+func (e executor) spillTables(ctx context.Context) ([]spillTable, error) {
+	rows, err := e.q.Query(ctx, spillTables)
+	if err != nil {
+		return nil, fmt.Errorf("spill tables: %w", err)
+	}
+	defer rows.Close()
+	var out []spillTable
+	for rows.Next() {
+		var t spillTable
+		if err := rows.Scan(&t.name, &t.target, &t.bytes, &t.live); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (e executor) spillOpen(ctx context.Context, limits driver.SpillLimits, out driver.Spill) (driver.Spill, error) {
+	var name *string
+	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_open($1)`, limits.LockWait.Milliseconds()).Scan(&name); err != nil {
+		return out, fmt.Errorf("open a spill table: %w", err)
+	}
+	if name == nil {
+		out.Refused = "the database role in use does not own the hot table, or the hot table has row security, rules or column grants"
+		return out, nil
+	}
+	if *name == "" { // the lock not had in time: the next look
+		return out, nil
+	}
+	out.Active, out.Opened, out.Target = true, *name, *name
+	out.Tables++
+	return out, nil
+}
+
+// holderEverySecond answers the hot table's holder (hotTableHolder), read
+// at most once a second; the caller holds e.vac.mu.
+func (e executor) holderEverySecond(ctx context.Context) (string, error) {
+	if time.Since(e.vac.holderAt) < time.Second {
+		return e.vac.holder, nil
+	}
+	var held string
+	if err := e.q.QueryRow(ctx, hotTableHolder).Scan(&held); err != nil {
+		return "", err
+	}
+	e.vac.holder, e.vac.holderAt = held, time.Now()
+	return held, nil
+}
+
+// spillMerge sends new jobs back to the hot table and, limits.Grace later,
+// moves the spill tables' jobs there and drops them, one a look.
+func (e executor) spillMerge(ctx context.Context, limits driver.SpillLimits, tables []spillTable, out driver.Spill) (driver.Spill, error) {
+	if out.Target != "" {
+		if _, err := e.q.Exec(ctx, `UPDATE skiplock_hot_spill SET target = false WHERE target`); err != nil {
+			return out, fmt.Errorf("spill target: %w", err)
+		}
+		out.Target = ""
+	}
+	e.vac.mu.Lock()
+	if e.vac.mergeFrom.IsZero() {
+		e.vac.mergeFrom = time.Now()
+	}
+	waited := time.Since(e.vac.mergeFrom)
+	e.vac.mu.Unlock()
+	if waited < limits.Grace {
+		return out, nil
+	}
+	t := tables[0]
+	var moved int64
+	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, true, $2)`, t.name, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
+		return out, fmt.Errorf("drop spill table %s: %w", t.name, err)
+	}
+	if moved >= 0 {
+		out.Dropped, out.Moved = t.name, moved
+		out.Tables--
+		out.Active = out.Tables > 0
+	}
+	return out, nil
+}
+
+func spillDefaults(l driver.SpillLimits) driver.SpillLimits {
+	if l.Bytes <= 0 {
+		l.Bytes = 32 << 20
+	}
+	if l.Ratio <= 0 {
+		l.Ratio = 8
+	}
+	if l.MaxTables <= 0 {
+		l.MaxTables = 8
+	}
+	if l.LockWait <= 0 {
+		l.LockWait = 50 * time.Millisecond
+	}
+	if l.Grace <= 0 {
+		l.Grace = 10 * time.Second
+	}
+	return l
+}

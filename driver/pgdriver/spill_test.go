@@ -1,0 +1,250 @@
+package pgdriver_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/testwait"
+)
+
+// quickGrace takes spill tables back soon after their holder ends.
+var quickGrace = driver.SpillLimits{Grace: 100 * time.Millisecond, LockWait: 10 * time.Second}
+
+func spill(t *testing.T, d *pgdriver.Driver, open bool, limits driver.SpillLimits) driver.Spill {
+	t.Helper()
+	s, err := d.HotTableSpill(t.Context(), open, limits)
+	if err != nil {
+		t.Fatalf("spill: %v", err)
+	}
+	return s
+}
+
+// holdTable opens a transaction that holds the hot table, and waits until
+// the driver names it as the holder (a transaction open two seconds).
+func holdTable(t *testing.T, d *pgdriver.Driver, url string) *pgx.Conn {
+	t.Helper()
+	holder := pgtest.HoldTable(t, url)
+	testwait.Until(t, 30*time.Second, "the holder to be named", func() bool {
+		return rebuild(t, d, driver.RebuildLimits{Force: true, LockWait: 10 * time.Millisecond}).HeldBy != ""
+	})
+	return holder
+}
+
+// tableOf answers the table that holds live job id ("" if none does).
+func tableOf(t *testing.T, d *pgdriver.Driver, id int64) string {
+	t.Helper()
+	var table string
+	err := d.Pool().QueryRow(t.Context(), `SELECT coalesce((SELECT tableoid::regclass::text FROM skiplock_jobs WHERE id = $1), '')`, id).Scan(&table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return table
+}
+
+func spillTables(t *testing.T, d *pgdriver.Driver) int {
+	t.Helper()
+	var n int
+	err := d.Pool().QueryRow(t.Context(), `SELECT (SELECT count(*) FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass)
+		+ (SELECT count(*) FROM skiplock_hot_spill)`).Scan(&n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// While a transaction holds the hot table, new plain jobs go to a spill
+// table, whichever way they are inserted; claims and completions find jobs
+// in both. Once the holder ends, the spill table's jobs go back to the hot
+// table, as they were, and the spill table is dropped.
+func TestHotTableSpillTakesNewJobsWhileTheTableIsHeld(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	_, before := insertFast(t, d, 10, nil)
+	holder := holdTable(t, d, url)
+	s := spill(t, d, true, quickGrace)
+	if !s.Active || s.Opened == "" || s.Target != s.Opened {
+		t.Fatalf("spill with a holder: %+v", s)
+	}
+	// The driver reads the target in the background: the first inserts
+	// may still go to the hot table.
+	testwait.Until(t, 30*time.Second, "a new job to go to the spill table", func() bool {
+		r, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tableOf(t, d, r[0].Job.ID) == s.Opened
+	})
+	_, fast := insertFast(t, d, 50, nil)
+	many, err := d.JobInsertMany(ctx, []*driver.InsertParams{
+		{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3},
+		{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3, RunAt: time.Now().Add(time.Hour)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, err := d.JobInsertStart(ctx, &driver.InsertParams{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3},
+		driver.StartParams{WorkerID: "w", Lease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyed, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3, IdempotencyKey: "k1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range append(fast, many[0].Job.ID, many[1].Job.ID, started.ID) {
+		if got := tableOf(t, d, id); got != s.Opened {
+			t.Fatalf("job %d went to %q, want the spill table %s", id, got, s.Opened)
+		}
+	}
+	// A job with a key stays in the hot table, whose index keeps keys unique.
+	if got := tableOf(t, d, keyed[0].Job.ID); got != "skiplock_jobs" {
+		t.Fatalf("the keyed job went to %q", got)
+	}
+	if again, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3, IdempotencyKey: "k1"}}); err != nil || !again[0].Duplicate {
+		t.Fatalf("the same key again: %+v, %v", again, err)
+	}
+	// Claims take from both tables, in claim order: the hot table's jobs
+	// are older.
+	jobs, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 5, DefaultLease: time.Minute})
+	if err != nil || len(jobs) != 5 {
+		t.Fatalf("claim: %d jobs, %v", len(jobs), err)
+	}
+	for i, j := range jobs {
+		if j.ID != before[i] {
+			t.Fatalf("claim %d took job %d, want %d", i, j.ID, before[i])
+		}
+	}
+	jobs, err = d.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 1000, DefaultLease: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs {
+		if _, err := d.JobComplete(ctx, driver.CompleteParams{HeldJob: driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: "w"}}); err != nil {
+			t.Fatalf("complete job %d: %v", j.ID, err)
+		}
+	}
+	var live int
+	if err := d.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs`).Scan(&live); err != nil {
+		t.Fatal(err)
+	}
+	// Left: the first claim's five, the scheduled job, the started one.
+	if live != 7 {
+		t.Fatalf("%d jobs live after the completions, want 7", live)
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 30*time.Second, "the spill table to be taken back", func() bool {
+		return !spill(t, d, false, quickGrace).Active
+	})
+	if n := spillTables(t, d); n != 0 {
+		t.Fatalf("%d spill tables left", n)
+	}
+	for _, id := range []int64{many[1].Job.ID, started.ID, before[0]} {
+		if got := tableOf(t, d, id); got != "skiplock_jobs" {
+			t.Fatalf("job %d is in %q after the spill table went", id, got)
+		}
+	}
+	// The started job's worker still finds it by id.
+	if _, err := d.JobComplete(ctx, driver.CompleteParams{HeldJob: driver.HeldJob{ID: started.ID, Attempt: started.Attempt, WorkerID: "w"}}); err != nil {
+		t.Fatalf("complete the started job after the move: %v", err)
+	}
+	r, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3}})
+	if err != nil {
+		t.Fatalf("insert after the spill table went: %v", err)
+	}
+	if got := tableOf(t, d, r[0].Job.ID); got != "skiplock_jobs" {
+		t.Fatalf("a new job went to %q", got)
+	}
+	// And the hot table can be rebuilt again.
+	if r := rebuild(t, d, anySize); !r.Done {
+		t.Fatalf("rebuild after the spill: %+v", r)
+	}
+}
+
+// A spill table whose jobs have drained is left for another, then emptied
+// (its live jobs moved to the target) and used again; the hot table and its
+// spill tables stay bounded whatever the holder keeps.
+func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	holder := holdTable(t, d, url)
+	defer holder.Exec(ctx, `ROLLBACK`)
+	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Second}
+	first := spill(t, d, true, limits).Opened
+	pgdriver.TrustSpillTarget(d, first)
+	_, later := insertFast(t, d, 1, func(_ int, p *driver.InsertParams) { p.RunAt = time.Now().Add(time.Hour) })
+	// Churn in the spill table: the holder keeps every finished row's space.
+	for range 10 {
+		insertFast(t, d, 1000, nil)
+		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs WHERE state = 'pending'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var second string
+	testwait.Until(t, 30*time.Second, "new jobs to move on from the drained spill table", func() bool {
+		s := spill(t, d, false, limits)
+		second = s.Target
+		return second != first && second != ""
+	})
+	testwait.Until(t, 30*time.Second, "the drained spill table to be emptied", func() bool {
+		return spill(t, d, false, limits).Emptied == first
+	})
+	if got := tableOf(t, d, later[0]); got != second {
+		t.Fatalf("the scheduled job is in %q after its spill table was emptied, want %s", got, second)
+	}
+	var size int64
+	if err := d.Pool().QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, first).Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	if size >= 2<<20 {
+		t.Fatalf("the emptied spill table takes %d bytes", size)
+	}
+	// The emptied one takes new jobs again once the second has drained.
+	pgdriver.TrustSpillTarget(d, second)
+	for range 10 {
+		insertFast(t, d, 1000, nil)
+		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs WHERE state = 'pending'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testwait.Until(t, 30*time.Second, "new jobs to go back to the emptied spill table", func() bool {
+		return spill(t, d, false, limits).Target == first
+	})
+	if n := spillTables(t, d); n != 4 { // two tables, two rows
+		t.Fatalf("%d spill tables and rows, want 2 of each", n)
+	}
+}
+
+// A driver that still trusts a spill table dropped since puts its jobs in
+// the hot table instead.
+func TestInsertOutlivesADroppedSpillTable(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	pgdriver.TrustSpillTarget(d, "skiplock_jobs_spill_404")
+	r, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3}})
+	if err != nil {
+		t.Fatalf("insert: %v", err)
+	}
+	pgdriver.TrustSpillTarget(d, "skiplock_jobs_spill_404")
+	_, ids := insertFast(t, d, 3, nil)
+	pgdriver.TrustSpillTarget(d, "skiplock_jobs_spill_404")
+	started, err := d.JobInsertStart(ctx, &driver.InsertParams{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3},
+		driver.StartParams{WorkerID: "w", Lease: time.Minute})
+	if err != nil {
+		t.Fatalf("insert and start: %v", err)
+	}
+	for _, id := range append(ids, r[0].Job.ID, started.ID) {
+		if got := tableOf(t, d, id); got != "skiplock_jobs" {
+			t.Fatalf("job %d is in %q", id, got)
+		}
+	}
+}
