@@ -218,6 +218,12 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 		r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
 		return r, nil
 	}
+	// Spill tables are children of the hot table: they go back first
+	// (HotTableSpill), and the table is rebuilt after.
+	var spilled bool
+	if err := e.q.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass)`).Scan(&spilled); err != nil || spilled {
+		return r, err
+	}
 	err := e.q.QueryRow(ctx, `SELECT skiplock_hot_table_rebuild($1, $2)`, limits.MaxRows, limits.LockWait.Milliseconds()).Scan(&r.Moved)
 	if err != nil {
 		return r, fmt.Errorf("rebuild the hot table: %w", err)

@@ -248,3 +248,48 @@ func TestInsertOutlivesADroppedSpillTable(t *testing.T) {
 		}
 	}
 }
+
+// A spill table has what makes the hot table what it is, but its name:
+// columns and defaults, constraints, indexes, triggers (flow control's),
+// storage parameters, grants and replica identity.
+func TestHotTableSpillHasTheHotTablesShape(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	if _, err := d.Pool().Exec(ctx, `GRANT SELECT ON skiplock_jobs TO PUBLIC;
+		ALTER TABLE skiplock_jobs REPLICA IDENTITY FULL; ALTER TABLE skiplock_jobs SET (fillfactor = 90)`); err != nil {
+		t.Fatal(err)
+	}
+	name := spill(t, d, true, quickGrace).Opened
+	shape := func(table string) map[string]string {
+		queries := map[string]string{
+			"indexes": `SELECT string_agg(regexp_replace(pg_get_indexdef(indexrelid), '^.* USING ', ''), E'\n' ORDER BY 1)
+				FROM pg_index WHERE indrelid = $1::regclass`,
+			"constraints": `SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid), E'\n' ORDER BY conname)
+				FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c'`,
+			"triggers": `SELECT string_agg(tgname || ' ' || regexp_replace(pg_get_triggerdef(oid), ' ON \S+ ', ' '), E'\n' ORDER BY tgname)
+				FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal`,
+			"options":  `SELECT coalesce(array_to_string(reloptions, ','), '') || relreplident::text FROM pg_class WHERE oid = $1::regclass`,
+			"grants":   `SELECT coalesce(array_to_string(relacl, ','), '') FROM pg_class WHERE oid = $1::regclass`,
+			"columns": `SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || ' ' || attnotnull || ' ' ||
+				coalesce(pg_get_expr(d.adbin, d.adrelid), ''), E'\n' ORDER BY attnum)
+				FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+				WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped`,
+		}
+		out := map[string]string{}
+		for k, q := range queries {
+			var v string
+			if err := d.Pool().QueryRow(ctx, q, table).Scan(&v); err != nil {
+				t.Fatalf("%s of %s: %v", k, table, err)
+			}
+			out[k] = v
+		}
+		return out
+	}
+	want, got := shape("skiplock_jobs"), shape(name)
+	for k := range want {
+		if want[k] != got[k] {
+			t.Errorf("%s of the spill table:\n%s\nwant the hot table's:\n%s", k, got[k], want[k])
+		}
+	}
+}

@@ -20,7 +20,7 @@ CREATE SEQUENCE skiplock_hot_spill_seq;
 
 -- skiplock_hot_spill_open makes a spill table shaped like the hot table
 -- (columns, defaults, constraints, indexes, triggers, storage parameters,
--- grants, owner), makes it a child of the hot table, and makes it the
+-- grants, publications, replica identity, owner), makes it a child of the hot table, and makes it the
 -- target. It answers the new table's name, '' if it could not have the hot
 -- table's lock within lock_wait_ms (nothing made), or NULL if the calling
 -- role does not own the hot table or the hot table has what a spill table
@@ -60,6 +60,14 @@ BEGIN
                FROM pg_class c, aclexplode(c.relacl) a WHERE c.oid = parent AND a.grantee <> owner LOOP
         EXECUTE s;
     END LOOP;
+    FOR s IN SELECT format('ALTER PUBLICATION %I ADD TABLE %I.%I', p.pubname, nsp, child)
+               FROM pg_publication_rel r JOIN pg_publication p ON p.oid = r.prpubid WHERE r.prrelid = parent LOOP
+        EXECUTE s;
+    END LOOP;
+    IF (SELECT relreplident FROM pg_class WHERE oid = parent) IN ('f', 'n') THEN
+        EXECUTE format('ALTER TABLE %I.%I REPLICA IDENTITY %s', nsp, child,
+                       CASE (SELECT relreplident FROM pg_class WHERE oid = parent) WHEN 'f' THEN 'FULL' ELSE 'NOTHING' END);
+    END IF;
     IF owner <> (SELECT oid FROM pg_roles WHERE rolname = current_user) THEN
         EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', nsp, child, pg_get_userbyid(owner));
     END IF;
