@@ -269,8 +269,8 @@ func TestHotTableSpillHasTheHotTablesShape(t *testing.T) {
 				FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c'`,
 			"triggers": `SELECT string_agg(tgname || ' ' || regexp_replace(pg_get_triggerdef(oid), ' ON \S+ ', ' '), E'\n' ORDER BY tgname)
 				FROM pg_trigger WHERE tgrelid = $1::regclass AND NOT tgisinternal`,
-			"options":  `SELECT coalesce(array_to_string(reloptions, ','), '') || relreplident::text FROM pg_class WHERE oid = $1::regclass`,
-			"grants":   `SELECT coalesce(array_to_string(relacl, ','), '') FROM pg_class WHERE oid = $1::regclass`,
+			"options": `SELECT coalesce(array_to_string(reloptions, ','), '') || relreplident::text FROM pg_class WHERE oid = $1::regclass`,
+			"grants":  `SELECT coalesce(array_to_string(relacl, ','), '') FROM pg_class WHERE oid = $1::regclass`,
 			"columns": `SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || ' ' || attnotnull || ' ' ||
 				coalesce(pg_get_expr(d.adbin, d.adrelid), ''), E'\n' ORDER BY attnum)
 				FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
