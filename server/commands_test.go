@@ -3,14 +3,21 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skiplock/skiplock/internal/testwait"
 )
 
 // run runs the skiplock binary and answers its stdout and exit code.
@@ -181,24 +188,56 @@ esac`
 // after it left is not claimed for it.
 func TestWorkerCommandDrainsWhileWaiting(t *testing.T) {
 	b := setup(t, databases[0], nil)
-	cmd := exec.Command(skiplockBinary(t), "worker", "--server", b.ts.URL, "--queue", "idle",
+	// The worker talks to the server through a handler that counts its long
+	// polls (claims with a wait) in flight: SIGTERM goes once one is at the
+	// server, not after a guessed sleep. Such a claim comes after the
+	// worker's first claim, so after it started and handles SIGTERM; a
+	// signal sooner could come before that and kill it.
+	var polls atomic.Int64
+	h := b.srv.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/claim") {
+			raw, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(raw))
+			var body struct {
+				Wait float64 `json:"wait_seconds"`
+			}
+			if json.Unmarshal(raw, &body) == nil && body.Wait > 0 {
+				polls.Add(1)
+				defer polls.Add(-1)
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	cmd := exec.Command(skiplockBinary(t), "worker", "--server", ts.URL, "--queue", "idle",
 		"--exec", "cat", "--wait", "60s")
 	var logs bytes.Buffer
 	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	time.Sleep(300 * time.Millisecond) // let the claim start waiting; not required for correctness
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited }) // before ts.Close, which waits for the poll
+	testwait.Until(t, 60*time.Second, "the worker's long poll at the server", func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("the worker exited before its long poll: %v\n%s", waitErr, logs.String())
+		default:
+		}
+		return polls.Load() > 0
+	})
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("worker after SIGTERM: %v\n%s", err, logs.String())
+	case <-exited:
+		if waitErr != nil {
+			t.Fatalf("worker after SIGTERM: %v\n%s", waitErr, logs.String())
 		}
 	case <-time.After(30 * time.Second):
 		_ = cmd.Process.Kill()
+		<-exited
 		t.Fatalf("the worker still waited on its claim 30 s after SIGTERM\n%s", logs.String())
 	}
 	if strings.Contains(logs.String(), "level=WARN") {

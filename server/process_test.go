@@ -117,7 +117,7 @@ func (p *process) logs() string {
 
 func (p *process) url() string { return "http://" + p.addr }
 
-// TestServeKillAndRestart: kill -9 the server during a 5,000-job load,
+// TestServeKillAndRestart: kill -9 the server during a 1,000-job load,
 // restart it; every job it acknowledged ends completed, worked over HTTP.
 func TestServeKillAndRestart(t *testing.T) {
 	eachDB(t, func(t *testing.T, db database) {
@@ -125,7 +125,7 @@ func TestServeKillAndRestart(t *testing.T) {
 		dir := t.TempDir()
 		first := startServe(t, dir, nil, "--database-url", url, "--listen", "127.0.0.1:0")
 		base := first.url()
-		const total = 5000
+		const total = 1000
 		var acked sync.Map
 		var nAcked, killed atomic.Int64
 		var wg sync.WaitGroup

@@ -22,6 +22,7 @@ func lastLine(s string) string {
 // result line with the processes it ran. It asserts no speed, nor that a
 // 2 s run got any job done (bench's TestHTTPWorker proves the work).
 func TestCLIBenchProcesses(t *testing.T) {
+	t.Parallel() // each run has a fresh schema and its server a free port
 	for _, c := range []struct {
 		args []string
 		mode string
@@ -32,6 +33,7 @@ func TestCLIBenchProcesses(t *testing.T) {
 		{[]string{"--mode", "e2e", "--procs", "2", "--duration", "2s"}, "e2e", " procs=2 "},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			t.Parallel()
 			r := runCLI(t, pgtest.URL(), append([]string{"bench"}, c.args...)...)
 			if r.code != 0 {
 				t.Fatalf("exit %d: %s", r.code, r.stderr)
