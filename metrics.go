@@ -33,7 +33,14 @@ type Metrics struct {
 	// Rescued counts, since the database was created, running jobs whose
 	// lease expired, by what the rescue did: requeued, failed, cancelled.
 	Rescued map[string]int64
+	// HotTable is what the table of live jobs takes, on PostgreSQL: with
+	// its indexes and spill tables (docs/hot-path-storage.md) in bytes,
+	// and how many spill tables there are. nil on SQLite.
+	HotTable *HotTableSize
 }
+
+// HotTableSize is what the table of live jobs takes (Metrics.HotTable).
+type HotTableSize = driver.HotTableSize
 
 // Metrics reads the cluster's queue metrics from the database: a handful of
 // statements over the live jobs and the last MetricsWindow of the archive,
@@ -52,7 +59,7 @@ func (c *Client) Metrics(ctx context.Context) (*Metrics, error) {
 			"requeued":  m.Counters[driver.CounterRescuedRequeued],
 			"failed":    m.Counters[driver.CounterRescuedFailed],
 			"cancelled": m.Counters[driver.CounterRescuedCancelled],
-		}}, nil
+		}, HotTable: m.HotTable}, nil
 }
 
 // queuesOf sums live counts into queues, as QueueList(ctx, false) answers

@@ -12,7 +12,8 @@ import (
 type MetricsStore interface {
 	// JobMetrics counts live jobs by queue, kind and state (one pass over
 	// the hot table), those of them waiting to retry, and jobs finished
-	// after now minus window, and reads the queues' settings.
+	// after now minus window, and reads the queues' settings and, where
+	// the database tells it from its catalog, the hot table's size.
 	JobMetrics(ctx context.Context, window time.Duration) (*Metrics, error)
 	// CounterAdd adds n to a cluster-wide counter kept in the database.
 	CounterAdd(ctx context.Context, name string, n int64) error
@@ -42,6 +43,21 @@ type Metrics struct {
 	Paused map[string]bool
 	// Counters are the cluster-wide counters (CounterAdd), by name.
 	Counters map[string]int64
+	// HotTable is what the hot table takes, where the database's catalog
+	// tells it without reading the table (PostgreSQL); nil elsewhere.
+	HotTable *HotTableSize
+}
+
+// HotTableSize is what the hot table takes, read from the database's
+// catalog without reading the table.
+type HotTableSize struct {
+	// Bytes is the hot table with its indexes, plus its spill tables with
+	// theirs.
+	Bytes int64
+	// SpillTables counts the spill tables (HotTableSpill): 0 unless a
+	// transaction open elsewhere holds a lock on the hot table, or did
+	// until a moment ago.
+	SpillTables int64
 }
 
 // Counter names the library keeps.

@@ -36,8 +36,14 @@ var (
 	flowLimitDesc = prometheus.NewDesc("skiplock_flow_concurrency_limit",
 		"Running jobs a flow rule allows per key.", []string{"queue", "rule"}, nil)
 	flowKeysDesc = prometheus.NewDesc("skiplock_flow_keys", "Keys a flow rule has seen.", []string{"queue", "rule"}, nil)
-	upDesc       = prometheus.NewDesc("skiplock_database_up", "1 when the database answered the scrape.", nil, nil)
-	readDesc     = prometheus.NewDesc("skiplock_metrics_read_seconds",
+	hotBytesDesc = prometheus.NewDesc("skiplock_hot_table_bytes",
+		"Bytes the table of live jobs takes with its indexes and spill tables (PostgreSQL; docs/hot-path-storage.md).",
+		nil, nil)
+	hotSpillDesc = prometheus.NewDesc("skiplock_hot_spill_tables",
+		"Spill tables taking new jobs while a transaction holds the table of live jobs (PostgreSQL); 0 normally.",
+		nil, nil)
+	upDesc   = prometheus.NewDesc("skiplock_database_up", "1 when the database answered the scrape.", nil, nil)
+	readDesc = prometheus.NewDesc("skiplock_metrics_read_seconds",
 		"Time the scrape took to read the metrics from the database.", nil, nil)
 )
 
@@ -56,7 +62,8 @@ func NewCollector(client *skiplock.Client) *Collector {
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{queueJobsDesc, queueOldestDesc, queuePausedDesc, jobsDesc,
-		retryDesc, finishedDesc, rescuedDesc, flowRunningDesc, flowLimitDesc, flowKeysDesc, upDesc, readDesc} {
+		retryDesc, finishedDesc, rescuedDesc, flowRunningDesc, flowLimitDesc, flowKeysDesc, hotBytesDesc, hotSpillDesc,
+		upDesc, readDesc} {
 		ch <- d
 	}
 }
@@ -106,6 +113,10 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, n := range m.Finished {
 		gauge(finishedDesc, float64(n.N), n.Queue, n.Kind, string(n.State))
+	}
+	if h := m.HotTable; h != nil { // PostgreSQL only: nothing made up elsewhere
+		gauge(hotBytesDesc, float64(h.Bytes))
+		gauge(hotSpillDesc, float64(h.SpillTables))
 	}
 	for _, outcome := range []string{"requeued", "failed", "cancelled"} {
 		ch <- prometheus.MustNewConstMetric(rescuedDesc, prometheus.CounterValue, float64(m.Rescued[outcome]), outcome)

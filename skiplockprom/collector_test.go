@@ -65,6 +65,96 @@ skiplock_database_up 1
 	}
 }
 
+// gauges answers the value of every unlabelled gauge a scrape of reg shows,
+// by name.
+func gauges(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		if m := f.GetMetric(); f.GetType().String() == "GAUGE" && len(m) == 1 && len(m[0].GetLabel()) == 0 {
+			out[f.GetName()] = m[0].GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+// On PostgreSQL the scrape shows what the hot table takes with its spill
+// tables, and how many spill tables there are: none normally, one once
+// spilling has started, whose size the bytes then include.
+func TestCollectorExportsTheHotTable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	drv, _ := pgtest.Schema(t)
+	client, err := skiplock.NewClient(drv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Insert(ctx, mailArgs{}, &skiplock.InsertOpts{Queue: "mail"}); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(skiplockprom.NewCollector(client))
+	var hot int64
+	if err := drv.Pool().QueryRow(ctx, `SELECT pg_total_relation_size('skiplock_jobs')`).Scan(&hot); err != nil {
+		t.Fatal(err)
+	}
+	before := gauges(t, reg)
+	if got, ok := before["skiplock_hot_spill_tables"]; !ok || got != 0 {
+		t.Errorf("skiplock_hot_spill_tables %v (exported %v), want 0", got, ok)
+	}
+	if got := before["skiplock_hot_table_bytes"]; got <= 0 || got != float64(hot) {
+		t.Errorf("skiplock_hot_table_bytes %v, want the hot table's %d", got, hot)
+	}
+
+	s, err := drv.HotTableSpill(ctx, true, driver.SpillLimits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Opened == "" {
+		t.Fatalf("no spill table opened: %+v", s)
+	}
+	var spill int64
+	if err := drv.Pool().QueryRow(ctx, `SELECT pg_total_relation_size($1::regclass)`, s.Opened).Scan(&spill); err != nil {
+		t.Fatal(err)
+	}
+	if spill <= 0 {
+		t.Fatalf("spill table %s takes %d bytes", s.Opened, spill)
+	}
+	after := gauges(t, reg)
+	if got := after["skiplock_hot_spill_tables"]; got != 1 {
+		t.Errorf("skiplock_hot_spill_tables %v once spilling, want 1", got)
+	}
+	if got, want := after["skiplock_hot_table_bytes"], before["skiplock_hot_table_bytes"]+float64(spill); got != want {
+		t.Errorf("skiplock_hot_table_bytes %v once spilling, want %v (%v before, plus %d of %s)",
+			got, want, before["skiplock_hot_table_bytes"], spill, s.Opened)
+	}
+}
+
+// SQLite has no spill tables and no cheap size of its live jobs: the hot
+// table's gauges are left out rather than made up.
+func TestCollectorLeavesOutTheHotTableOnSQLite(t *testing.T) {
+	t.Parallel()
+	client, err := skiplock.NewClient(sqlitetest.New(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(skiplockprom.NewCollector(client))
+	got := gauges(t, reg)
+	if got["skiplock_database_up"] != 1 {
+		t.Fatalf("skiplock_database_up %v", got["skiplock_database_up"])
+	}
+	for _, name := range []string{"skiplock_hot_table_bytes", "skiplock_hot_spill_tables"} {
+		if v, ok := got[name]; ok {
+			t.Errorf("%s %v on SQLite, want it left out", name, v)
+		}
+	}
+}
+
 var (
 	archived = flag.Int("skiplockprom.archived", 1_000_000, "finished jobs in the archive for BenchmarkCollect")
 	live     = flag.Int("skiplockprom.live", 100_000, "live jobs for BenchmarkCollect")

@@ -2,6 +2,7 @@ package pgdriver
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
@@ -66,6 +67,10 @@ func (e executor) JobMetrics(ctx context.Context, window time.Duration) (*driver
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, err
+	}
+	m.HotTable = &driver.HotTableSize{}
+	if err := e.q.QueryRow(ctx, q("JobMetricsHotTable")).Scan(&m.HotTable.Bytes, &m.HotTable.SpillTables); err != nil {
+		return nil, fmt.Errorf("hot table size: %w", err)
 	}
 	rows, err = e.q.Query(ctx, q("CounterList"))
 	if err != nil {

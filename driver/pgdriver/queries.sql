@@ -510,6 +510,16 @@ WHERE finished_at > now() - make_interval(secs => @window) GROUP BY queue, kind,
 -- name: CounterList
 SELECT name, value FROM skiplock_counters;
 
+-- name: JobMetricsHotTable
+-- The hot table with its indexes plus its spill tables with theirs, and how
+-- many spill tables there are: catalog and size functions only, no table
+-- is read but skiplock_hot_spill (a row per spill table). A table dropped
+-- meanwhile (a rebuild's old table, a spill table taken back) counts 0.
+SELECT (coalesce(pg_total_relation_size(to_regclass('skiplock_jobs')), 0)
+        + coalesce((SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits
+                    WHERE inhparent = to_regclass('skiplock_jobs')), 0))::bigint,
+       (SELECT count(*) FROM skiplock_hot_spill);
+
 -- name: CounterAdd
 INSERT INTO skiplock_counters (name, value) VALUES (@name, @value)
 ON CONFLICT (name) DO UPDATE SET value = skiplock_counters.value + excluded.value;
