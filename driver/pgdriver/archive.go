@@ -71,7 +71,8 @@ type hotTableUpkeep struct {
 	holder    string
 	holderAt  time.Time
 	mergeFrom time.Time
-	emptied   map[string]bool // spill tables emptied since they were a target
+	emptied   map[string]bool      // spill tables emptied since they were a target
+	missed    map[string]time.Time // spill tables whose lock was not had, and when
 }
 
 // hotTableDead answers the hot table's dead rows as the statistics count

@@ -219,14 +219,17 @@ func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.Sp
 		return out, nil
 	}
 	// Empty one drained spill table per look: its jobs go to the target.
+	// One whose lock was not had waits spillRetry: while the emptying
+	// waits for the lock, every claim waits behind it.
 	for _, t := range tables {
-		if t.target || !drained(t) {
+		if t.target || !drained(t) || e.spillWaiting(t.name) {
 			continue
 		}
 		var moved int64
 		if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, false, $2)`, t.name, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
 			return out, fmt.Errorf("empty spill table %s: %w", t.name, err)
 		}
+		e.spillTried(t.name, moved >= 0)
 		if moved >= 0 {
 			out.Emptied, out.Moved = t.name, moved
 			e.vac.mu.Lock()
@@ -307,17 +310,52 @@ func (e executor) spillMerge(ctx context.Context, limits driver.SpillLimits, tab
 	if waited < limits.Grace {
 		return out, nil
 	}
-	t := tables[0]
+	var t spillTable
+	for _, t = range tables {
+		if !e.spillWaiting(t.name) {
+			break
+		}
+	}
+	if e.spillWaiting(t.name) {
+		return out, nil
+	}
 	var moved int64
 	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, true, $2)`, t.name, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
 		return out, fmt.Errorf("drop spill table %s: %w", t.name, err)
 	}
+	e.spillTried(t.name, moved >= 0)
 	if moved >= 0 {
 		out.Dropped, out.Moved = t.name, moved
 		out.Tables--
 		out.Active = out.Tables > 0
 	}
 	return out, nil
+}
+
+// spillRetry is how long a spill table whose lock was not had waits
+// before it is tried again.
+const spillRetry = 5 * time.Second
+
+// spillWaiting says whether spill table name missed its lock less than
+// spillRetry ago.
+func (e executor) spillWaiting(name string) bool {
+	e.vac.mu.Lock()
+	defer e.vac.mu.Unlock()
+	return time.Since(e.vac.missed[name]) < spillRetry
+}
+
+// spillTried notes whether the lock of spill table name was had.
+func (e executor) spillTried(name string, had bool) {
+	e.vac.mu.Lock()
+	defer e.vac.mu.Unlock()
+	if had {
+		delete(e.vac.missed, name)
+		return
+	}
+	if e.vac.missed == nil {
+		e.vac.missed = map[string]time.Time{}
+	}
+	e.vac.missed[name] = time.Now()
 }
 
 func spillDefaults(l driver.SpillLimits) driver.SpillLimits {

@@ -293,3 +293,43 @@ func TestHotTableSpillHasTheHotTablesShape(t *testing.T) {
 		}
 	}
 }
+
+// A holder that reads the hot table again once spill tables exist holds
+// them too: the one it holds is not emptied (nor waited for on every look),
+// new jobs move on to another, and both go once it ends.
+func TestHotTableSpillLeavesATableItsHolderRead(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	holder := holdTable(t, d, url)
+	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Millisecond, Grace: 100 * time.Millisecond}
+	first := spill(t, d, true, limits).Opened
+	pgdriver.TrustSpillTarget(d, first)
+	for range 10 {
+		insertFast(t, d, 1000, nil)
+		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs WHERE state = 'pending'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := holder.Exec(ctx, `SELECT count(*) FROM skiplock_jobs`); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 30*time.Second, "new jobs to move on from the held spill table", func() bool {
+		s := spill(t, d, false, limits)
+		return s.Target != first && s.Target != ""
+	})
+	for range 20 {
+		if s := spill(t, d, false, limits); s.Emptied == first {
+			t.Fatalf("emptied %s under its holder's lock", first)
+		}
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 30*time.Second, "the spill tables to go", func() bool {
+		return !spill(t, d, false, limits).Active
+	})
+	if n := spillTables(t, d); n != 0 {
+		t.Fatalf("%d spill tables and rows left", n)
+	}
+}
