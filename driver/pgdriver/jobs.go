@@ -18,19 +18,18 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		return e.insertFastFlow(ctx, jobs)
 	}
 	var ids []int64
-	err := e.insertInto(func(table string) error {
-		ids = make([]int64, 0, len(jobs))
-		return e.insertCopy(ctx, table, jobs, &ids)
+	err := e.insertInto(func(table string) (err error) {
+		ids, err = e.insertCopy(ctx, table, jobs)
+		return err
 	})
 	return ids, err
 }
 
-// insertCopy takes ids for jobs from the sequence and COPYs them into the
-// table new plain jobs go to.
-func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.InsertParams, idsOut *[]int64) error {
-	ids := *idsOut
-	defer func() { *idsOut = ids }()
-	return e.inTx(ctx, func(tx executor) error {
+// insertCopy takes ids for jobs from the sequence and COPYs them into
+// table ("": the hot table).
+func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.InsertParams) ([]int64, error) {
+	ids := make([]int64, 0, len(jobs))
+	err := e.inTx(ctx, func(tx executor) error {
 		rows, err := tx.q.Query(ctx, jobNextIDs.SQL, jobNextIDs.Args(countArg{len(jobs)})...)
 		if err != nil {
 			return err
@@ -54,6 +53,7 @@ func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.I
 		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, e.sp.rewrite(stmt, table))
 		return err
 	})
+	return ids, err
 }
 
 // kindLeases are the arrays of kinds and their lease seconds that the claim
