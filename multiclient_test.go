@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
 	"github.com/skiplock/skiplock/internal/testwait"
 )
@@ -25,6 +26,60 @@ func (c *counter) work(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
 	c.runs[j.ID]++
 	c.mu.Unlock()
 	return nil
+}
+
+// eachRanOnce fails t unless total jobs completed, each on its first
+// attempt, and each ran once; what says what else happened meanwhile.
+func (c *counter) eachRanOnce(t *testing.T, drv *pgdriver.Driver, total int, what string) {
+	t.Helper()
+	var completed int
+	if err := drv.Pool().QueryRow(t.Context(), `SELECT count(*) FROM skiplock_jobs_archive WHERE state = 'completed' AND attempt = 1`).Scan(&completed); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if completed != total || len(c.runs) != total {
+		t.Fatalf("completed %d, ran %d distinct jobs, want %d %s", completed, len(c.runs), total, what)
+	}
+	for id, n := range c.runs {
+		if n != 1 {
+			t.Fatalf("job %d ran %d times %s", id, n, what)
+		}
+	}
+}
+
+// everyFewMs runs fn every 5 ms until the answered stop is called (or the
+// test ends), which answers fn's first error; that error also fails t at
+// once, so that a test waiting on what fn does says why it waits in vain.
+func everyFewMs(t *testing.T, fn func() error) (stop func() error) {
+	quit := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-quit:
+				done <- nil
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+			if err := fn(); err != nil {
+				t.Errorf("every 5 ms: %v", err)
+				done <- err
+				return
+			}
+		}
+	}()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			close(quit)
+			err = <-done
+		})
+		return err
+	}
+	t.Cleanup(func() { _ = stop() })
+	return stop
 }
 
 func startClients(t *testing.T, n int, url string, work skiplock.WorkFunc[sleepArgs]) []*skiplock.Client {
@@ -87,20 +142,7 @@ func TestManyClientsRunEachJobOnce(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var completed int
-	if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs_archive WHERE state = 'completed' AND attempt = 1`).Scan(&completed); err != nil {
-		t.Fatal(err)
-	}
-	cnt.mu.Lock()
-	defer cnt.mu.Unlock()
-	if completed != total || len(cnt.runs) != total {
-		t.Fatalf("completed %d, ran %d distinct jobs, want %d", completed, len(cnt.runs), total)
-	}
-	for id, n := range cnt.runs {
-		if n != 1 {
-			t.Fatalf("job %d ran %d times", id, n)
-		}
-	}
+	cnt.eachRanOnce(t, drv, total, "")
 }
 
 // A worker that claims and then goes silent loses the job to the rescuer;

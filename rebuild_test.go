@@ -2,6 +2,7 @@ package skiplock_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,26 +33,13 @@ func TestHotTableRebuildUnderLoadLosesNoJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rebuilt atomic.Int64
-	stop := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{Force: true, LockWait: 20 * time.Millisecond})
-			if err != nil {
-				done <- err
-				return
-			}
-			if r.Done {
-				rebuilt.Add(1)
-			}
+	stop := everyFewMs(t, func() error {
+		r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{Force: true, LockWait: 20 * time.Millisecond})
+		if r.Done {
+			rebuilt.Add(1)
 		}
-	}()
+		return err
+	})
 	cnt := &counter{runs: map[int64]int{}}
 	startClients(t, 4, url, cnt.work)
 	// The other half arrives while the clients work and the table turns over.
@@ -70,27 +58,13 @@ func TestHotTableRebuildUnderLoadLosesNoJob(t *testing.T) {
 		}
 		return live == 0
 	})
-	close(stop)
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("rebuild under load: %v", err)
 	}
 	if rebuilt.Load() < 2 {
 		t.Fatalf("the hot table was rebuilt %d times under load; the test needs two or more", rebuilt.Load())
 	}
-	var completed int
-	if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs_archive WHERE state = 'completed' AND attempt = 1`).Scan(&completed); err != nil {
-		t.Fatal(err)
-	}
-	cnt.mu.Lock()
-	defer cnt.mu.Unlock()
-	if completed != total || len(cnt.runs) != total {
-		t.Fatalf("completed %d, ran %d distinct jobs, want %d (rebuilt %d times)", completed, len(cnt.runs), total, rebuilt.Load())
-	}
-	for id, n := range cnt.runs {
-		if n != 1 {
-			t.Fatalf("job %d ran %d times", id, n)
-		}
-	}
+	cnt.eachRanOnce(t, drv, total, fmt.Sprintf("(rebuilt %d times)", rebuilt.Load()))
 	t.Logf("rebuilt %d times under load", rebuilt.Load())
 }
 
@@ -118,33 +92,19 @@ func TestHotTableSpillUnderLoadLosesNoJob(t *testing.T) {
 	})
 	limits := driver.SpillLimits{Bytes: 256 << 10, LockWait: 20 * time.Millisecond, Grace: 200 * time.Millisecond}
 	var opened, emptied, dropped atomic.Int64
-	stop := make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				done <- nil
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-			s, err := drv.HotTableSpill(ctx, true, limits)
-			if err != nil {
-				t.Errorf("spill under load: %v", err)
-				done <- err
-				return
-			}
-			if s.Opened != "" {
-				opened.Add(1)
-			}
-			if s.Emptied != "" {
-				emptied.Add(1)
-			}
-			if s.Dropped != "" {
-				dropped.Add(1)
-			}
+	stop := everyFewMs(t, func() error {
+		s, err := drv.HotTableSpill(ctx, true, limits)
+		if s.Opened != "" {
+			opened.Add(1)
 		}
-	}()
+		if s.Emptied != "" {
+			emptied.Add(1)
+		}
+		if s.Dropped != "" {
+			dropped.Add(1)
+		}
+		return err
+	})
 	cnt := &counter{runs: map[int64]int{}}
 	startClients(t, 4, url, cnt.work)
 	const total = 5000
@@ -175,27 +135,12 @@ func TestHotTableSpillUnderLoadLosesNoJob(t *testing.T) {
 		}
 		return live == 0 && spills == 0
 	})
-	close(stop)
-	if err := <-done; err != nil {
+	if err := stop(); err != nil {
 		t.Fatalf("spill under load: %v", err)
 	}
 	if dropped.Load() == 0 {
 		t.Fatalf("no spill table was taken back (opened %d, emptied %d)", opened.Load(), emptied.Load())
 	}
-	var completed int
-	if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs_archive WHERE state = 'completed' AND attempt = 1`).Scan(&completed); err != nil {
-		t.Fatal(err)
-	}
-	cnt.mu.Lock()
-	defer cnt.mu.Unlock()
-	if completed != total || len(cnt.runs) != total {
-		t.Fatalf("completed %d, ran %d distinct jobs, want %d (spill tables opened %d, emptied %d, dropped %d)",
-			completed, len(cnt.runs), total, opened.Load(), emptied.Load(), dropped.Load())
-	}
-	for id, n := range cnt.runs {
-		if n != 1 {
-			t.Fatalf("job %d ran %d times", id, n)
-		}
-	}
+	cnt.eachRanOnce(t, drv, total, fmt.Sprintf("(spill tables opened %d, emptied %d, dropped %d)", opened.Load(), emptied.Load(), dropped.Load()))
 	t.Logf("spill tables opened %d, emptied %d, dropped %d under load", opened.Load(), emptied.Load(), dropped.Load())
 }
