@@ -57,6 +57,18 @@ func spillTables(t *testing.T, d *pgdriver.Driver) int {
 	return n
 }
 
+// churn inserts 10,000 jobs and deletes them, 1,000 at a time: with a
+// holder, their space stays where they went.
+func churn(t *testing.T, d *pgdriver.Driver) {
+	t.Helper()
+	for range 10 {
+		insertFast(t, d, 1000, nil)
+		if _, err := d.Pool().Exec(t.Context(), `DELETE FROM skiplock_jobs WHERE state = 'pending'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // While a transaction holds the hot table, new plain jobs go to a spill
 // table, whichever way they are inserted; claims and completions find jobs
 // in both. Once the holder ends, the spill table's jobs go back to the hot
@@ -182,12 +194,7 @@ func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
 	pgdriver.TrustSpillTarget(d, first)
 	_, later := insertFast(t, d, 1, func(_ int, p *driver.InsertParams) { p.RunAt = time.Now().Add(time.Hour) })
 	// Churn in the spill table: the holder keeps every finished row's space.
-	for range 10 {
-		insertFast(t, d, 1000, nil)
-		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs WHERE state = 'pending'`); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn(t, d)
 	var second string
 	testwait.Until(t, 30*time.Second, "new jobs to move on from the drained spill table", func() bool {
 		s := spill(t, d, false, limits)
@@ -209,12 +216,7 @@ func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
 	}
 	// The emptied one takes new jobs again once the second has drained.
 	pgdriver.TrustSpillTarget(d, second)
-	for range 10 {
-		insertFast(t, d, 1000, nil)
-		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs WHERE state = 'pending'`); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn(t, d)
 	testwait.Until(t, 30*time.Second, "new jobs to go back to the emptied spill table", func() bool {
 		return spill(t, d, false, limits).Target == first
 	})
@@ -263,8 +265,8 @@ func TestHotTableSpillHasTheHotTablesShape(t *testing.T) {
 	name := spill(t, d, true, quickGrace).Opened
 	shape := func(table string) map[string]string {
 		queries := map[string]string{
-			"indexes": `SELECT string_agg(regexp_replace(pg_get_indexdef(indexrelid), '^.* USING ', ''), E'\n' ORDER BY 1)
-				FROM pg_index WHERE indrelid = $1::regclass`,
+			"indexes": `SELECT string_agg(def, E'\n' ORDER BY def) FROM (SELECT regexp_replace(pg_get_indexdef(indexrelid), '^.* USING ', '') AS def
+				FROM pg_index WHERE indrelid = $1::regclass) i`,
 			"constraints": `SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid), E'\n' ORDER BY conname)
 				FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'c'`,
 			"triggers": `SELECT string_agg(tgname || ' ' || regexp_replace(pg_get_triggerdef(oid), ' ON \S+ ', ' '), E'\n' ORDER BY tgname)
@@ -305,12 +307,7 @@ func TestHotTableSpillLeavesATableItsHolderRead(t *testing.T) {
 	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Millisecond, Grace: 100 * time.Millisecond}
 	first := spill(t, d, true, limits).Opened
 	pgdriver.TrustSpillTarget(d, first)
-	for range 10 {
-		insertFast(t, d, 1000, nil)
-		if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs WHERE state = 'pending'`); err != nil {
-			t.Fatal(err)
-		}
-	}
+	churn(t, d)
 	if _, err := holder.Exec(ctx, `SELECT count(*) FROM skiplock_jobs`); err != nil {
 		t.Fatal(err)
 	}
