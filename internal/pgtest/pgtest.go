@@ -170,7 +170,7 @@ func HoldSnapshot(t testing.TB, url string) *pgx.Conn {
 func HoldTable(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
 	holder := Conn(t, url)
-	if _, err := holder.Exec(t.Context(), `BEGIN`); err != nil {
+	if _, err := holder.Exec(t.Context(), `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := holder.Exec(t.Context(), `SELECT count(*) FROM skiplock_jobs`); err != nil {
