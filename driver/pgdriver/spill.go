@@ -246,6 +246,11 @@ func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.Sp
 
 func (e executor) spillTables(ctx context.Context) ([]spillTable, error) {
 	rows, err := e.q.Query(ctx, spillTables)
+	if isUndefinedTable(err) {
+		// A schema from before migration 025: no spill tables, and no
+		// warning four times a second until it is migrated.
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("spill tables: %w", err)
 	}

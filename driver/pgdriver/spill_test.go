@@ -330,3 +330,21 @@ func TestHotTableSpillLeavesATableItsHolderRead(t *testing.T) {
 		t.Fatalf("%d spill tables and rows left", n)
 	}
 }
+
+// A schema not yet migrated to spill tables: the leader's look finds none,
+// without an error, and inserts go to the hot table.
+func TestHotTableSpillBeforeItsMigration(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	if _, err := d.Pool().Exec(ctx, `DROP TABLE skiplock_hot_spill`); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := d.HotTableSpill(ctx, false, driver.SpillLimits{}); err != nil || s.Active {
+		t.Fatalf("spill look before the migration: %+v, %v", s, err)
+	}
+	_, ids := insertFast(t, d, 1, nil)
+	if got := tableOf(t, d, ids[0]); got != "skiplock_jobs" {
+		t.Fatalf("the job went to %q", got)
+	}
+}
