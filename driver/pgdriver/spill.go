@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -177,6 +178,13 @@ func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.Sp
 	if held == "" {
 		return e.spillMerge(ctx, limits, tables, out)
 	}
+	return e.spillRotate(ctx, limits, tables, perJob, out)
+}
+
+// spillRotate, while the holder stays: moves new jobs on from a target
+// that has grown, else empties one drained spill table, its live jobs sent
+// to the target.
+func (e executor) spillRotate(ctx context.Context, limits driver.SpillLimits, tables []spillTable, perJob int64, out driver.Spill) (driver.Spill, error) {
 	// A spill table is worth emptying once it takes floor or more and its
 	// live jobs need a Ratio-th of that; the target is left for another
 	// once it is also limits.Bytes. A table this leader has emptied (or
@@ -188,49 +196,29 @@ func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.Sp
 	drained := func(t spillTable) bool {
 		return !emptied[t.name] && t.bytes >= floor && t.bytes >= limits.Ratio*(t.live+1)*perJob
 	}
-	bloated := func(t spillTable) bool { return t.bytes >= limits.Bytes && drained(t) }
-	var cur *spillTable
-	for i := range tables {
-		if tables[i].target {
-			cur = &tables[i]
-		}
-	}
-	if cur == nil || bloated(*cur) {
-		// The next target: a spill table emptied since, else a new one.
-		next := ""
-		for _, t := range tables {
-			if !t.target && (emptied[t.name] || t.bytes < floor) {
-				next = t.name
-				break
-			}
-		}
+	i := slices.IndexFunc(tables, func(t spillTable) bool { return t.target })
+	if i < 0 || (tables[i].bytes >= limits.Bytes && drained(tables[i])) {
+		i := slices.IndexFunc(tables, func(t spillTable) bool { return !t.target && (emptied[t.name] || t.bytes < floor) })
 		switch {
-		case next != "":
-			if _, err := e.q.Exec(ctx, `UPDATE skiplock_hot_spill SET target = (name = $1)`, next); err != nil {
-				return out, fmt.Errorf("spill target: %w", err)
+		case i >= 0:
+			if err := e.spillTarget(ctx, tables[i].name); err != nil {
+				return out, err
 			}
-			out.Target = next
+			out.Target = tables[i].name
 			e.vac.mu.Lock()
-			delete(e.vac.emptied, next)
+			delete(e.vac.emptied, out.Target)
 			e.vac.mu.Unlock()
 		case len(tables) < limits.MaxTables:
 			return e.spillOpen(ctx, limits, out)
 		}
 		return out, nil
 	}
-	// Empty one drained spill table per look: its jobs go to the target.
-	// One whose lock was not had waits spillRetry: while the emptying
-	// waits for the lock, every claim waits behind it.
 	for _, t := range tables {
 		if t.target || !drained(t) || e.spillWaiting(t.name) {
 			continue
 		}
-		var moved int64
-		if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, false, $2)`, t.name, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
-			return out, fmt.Errorf("empty spill table %s: %w", t.name, err)
-		}
-		e.spillTried(t.name, moved >= 0)
-		if moved >= 0 {
+		moved, done, err := e.spillEmpty(ctx, t.name, false, limits)
+		if done {
 			out.Emptied, out.Moved = t.name, moved
 			e.vac.mu.Lock()
 			if e.vac.emptied == nil {
@@ -239,9 +227,40 @@ func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.Sp
 			e.vac.emptied[t.name] = true
 			e.vac.mu.Unlock()
 		}
-		break
+		return out, err
 	}
 	return out, nil
+}
+
+// spillTarget makes spill table name the one new plain jobs go to ("": the
+// hot table), for every row in one statement.
+func (e executor) spillTarget(ctx context.Context, name string) error {
+	if _, err := e.q.Exec(ctx, `UPDATE skiplock_hot_spill SET target = (name = $1)`, name); err != nil {
+		return fmt.Errorf("spill target: %w", err)
+	}
+	return nil
+}
+
+// spillEmpty moves the live jobs of spill table name to the target (the
+// hot table when there is none) and truncates it, or drops it; done is
+// false when its lock was not had, and the table then waits spillRetry:
+// while the emptying waits for the lock, every claim waits behind it.
+func (e executor) spillEmpty(ctx context.Context, name string, drop bool, limits driver.SpillLimits) (moved int64, done bool, err error) {
+	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, $2, $3)`, name, drop, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
+		return 0, false, fmt.Errorf("empty spill table %s: %w", name, err)
+	}
+	done = moved >= 0
+	e.vac.mu.Lock()
+	defer e.vac.mu.Unlock()
+	if done {
+		delete(e.vac.missed, name)
+	} else {
+		if e.vac.missed == nil {
+			e.vac.missed = map[string]time.Time{}
+		}
+		e.vac.missed[name] = time.Now()
+	}
+	return moved, done, nil
 }
 
 func (e executor) spillTables(ctx context.Context) ([]spillTable, error) {
@@ -301,8 +320,8 @@ func (e executor) holderEverySecond(ctx context.Context) (string, error) {
 // moves the spill tables' jobs there and drops them, one a look.
 func (e executor) spillMerge(ctx context.Context, limits driver.SpillLimits, tables []spillTable, out driver.Spill) (driver.Spill, error) {
 	if out.Target != "" {
-		if _, err := e.q.Exec(ctx, `UPDATE skiplock_hot_spill SET target = false WHERE target`); err != nil {
-			return out, fmt.Errorf("spill target: %w", err)
+		if err := e.spillTarget(ctx, ""); err != nil {
+			return out, err
 		}
 		out.Target = ""
 	}
@@ -315,24 +334,17 @@ func (e executor) spillMerge(ctx context.Context, limits driver.SpillLimits, tab
 	if waited < limits.Grace {
 		return out, nil
 	}
-	var t spillTable
-	for _, t = range tables {
-		if !e.spillWaiting(t.name) {
-			break
+	for _, t := range tables {
+		if e.spillWaiting(t.name) {
+			continue
 		}
-	}
-	if e.spillWaiting(t.name) {
-		return out, nil
-	}
-	var moved int64
-	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, true, $2)`, t.name, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
-		return out, fmt.Errorf("drop spill table %s: %w", t.name, err)
-	}
-	e.spillTried(t.name, moved >= 0)
-	if moved >= 0 {
-		out.Dropped, out.Moved = t.name, moved
-		out.Tables--
-		out.Active = out.Tables > 0
+		moved, done, err := e.spillEmpty(ctx, t.name, true, limits)
+		if done {
+			out.Dropped, out.Moved = t.name, moved
+			out.Tables--
+			out.Active = out.Tables > 0
+		}
+		return out, err
 	}
 	return out, nil
 }
@@ -347,20 +359,6 @@ func (e executor) spillWaiting(name string) bool {
 	e.vac.mu.Lock()
 	defer e.vac.mu.Unlock()
 	return time.Since(e.vac.missed[name]) < spillRetry
-}
-
-// spillTried notes whether the lock of spill table name was had.
-func (e executor) spillTried(name string, had bool) {
-	e.vac.mu.Lock()
-	defer e.vac.mu.Unlock()
-	if had {
-		delete(e.vac.missed, name)
-		return
-	}
-	if e.vac.missed == nil {
-		e.vac.missed = map[string]time.Time{}
-	}
-	e.vac.missed[name] = time.Now()
 }
 
 func spillDefaults(l driver.SpillLimits) driver.SpillLimits {
