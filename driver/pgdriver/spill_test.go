@@ -57,6 +57,21 @@ func spillTables(t *testing.T, d *pgdriver.Driver) int {
 	return n
 }
 
+// endHold commits the holder's transaction and waits until the spill
+// tables' jobs are back in the hot table and no spill table is left.
+func endHold(t *testing.T, d *pgdriver.Driver, holder *pgx.Conn, limits driver.SpillLimits) {
+	t.Helper()
+	if _, err := holder.Exec(t.Context(), `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 30*time.Second, "the spill tables to be taken back", func() bool {
+		return !spill(t, d, false, limits).Active
+	})
+	if n := spillTables(t, d); n != 0 {
+		t.Fatalf("%d spill tables and rows left", n)
+	}
+}
+
 // churn inserts 10,000 jobs and deletes them, 1,000 at a time: with a
 // holder, their space stays where they went.
 func churn(t *testing.T, d *pgdriver.Driver) {
@@ -149,15 +164,7 @@ func TestHotTableSpillTakesNewJobsWhileTheTableIsHeld(t *testing.T) {
 	if live != 7 {
 		t.Fatalf("%d jobs live after the completions, want 7", live)
 	}
-	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
-		t.Fatal(err)
-	}
-	testwait.Until(t, 30*time.Second, "the spill table to be taken back", func() bool {
-		return !spill(t, d, false, quickGrace).Active
-	})
-	if n := spillTables(t, d); n != 0 {
-		t.Fatalf("%d spill tables left", n)
-	}
+	endHold(t, d, holder, quickGrace)
 	for _, id := range []int64{many[1].Job.ID, started.ID, before[0]} {
 		if got := tableOf(t, d, id); got != "skiplock_jobs" {
 			t.Fatalf("job %d is in %q after the spill table went", id, got)
@@ -320,15 +327,7 @@ func TestHotTableSpillLeavesATableItsHolderRead(t *testing.T) {
 			t.Fatalf("emptied %s under its holder's lock", first)
 		}
 	}
-	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
-		t.Fatal(err)
-	}
-	testwait.Until(t, 30*time.Second, "the spill tables to go", func() bool {
-		return !spill(t, d, false, limits).Active
-	})
-	if n := spillTables(t, d); n != 0 {
-		t.Fatalf("%d spill tables and rows left", n)
-	}
+	endHold(t, d, holder, limits)
 }
 
 // A schema not yet migrated to spill tables: the leader's look finds none,
