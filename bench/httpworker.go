@@ -27,6 +27,9 @@ type HTTPWorker struct {
 	Max, Loops int
 	// H2C speaks HTTP/2 without TLS (prior knowledge) instead of HTTP/1.1.
 	H2C bool
+	// FullJobs claims whole job objects; otherwise a claim names the
+	// fields a worker runs a job with (id, attempt, kind, payload).
+	FullJobs bool
 	// Token is a bearer token, when the server wants one.
 	Token string
 	// Ready, when set, is called once, after the first claim answered.
@@ -78,11 +81,14 @@ func (w *HTTPWorker) transport(conns int) *http.Transport {
 	return tr
 }
 
-// claimedJobs is the part of a claim's answer the worker reads.
+// claimedJobs is the part of a claim's answer the worker reads: what it
+// would run a job with, and report it with.
 type claimedJobs struct {
 	Jobs []struct {
-		ID      int64 `json:"id"`
-		Attempt int   `json:"attempt"`
+		ID      int64           `json:"id"`
+		Attempt int             `json:"attempt"`
+		Kind    string          `json:"kind"`
+		Payload json.RawMessage `json:"payload"`
 	} `json:"jobs"`
 }
 
@@ -99,7 +105,11 @@ type completedJobs struct {
 // round claims, "works" the jobs (no-ops) and reports them; it answers
 // how many finished.
 func (w *HTTPWorker) round(ctx context.Context, client *http.Client) (int, error) {
-	body := `{"worker_id":` + strconv.Quote(w.WorkerID) + `,"max":` + strconv.Itoa(w.Max) + `,"wait_seconds":1}`
+	body := `{"worker_id":` + strconv.Quote(w.WorkerID) + `,"max":` + strconv.Itoa(w.Max) + `,"wait_seconds":1`
+	if !w.FullJobs {
+		body += `,"fields":["kind","payload"]`
+	}
+	body += "}"
 	var claimed claimedJobs
 	// The claim must not be cut off half way: a claim that committed and
 	// was not answered leaves its jobs to the rescuer.

@@ -47,6 +47,9 @@ func (o Options) WorkerArgs(i int, serverURL, dbURL string) []string {
 		if o.H2C {
 			args = append(args, "--h2c")
 		}
+		if o.FullJobs {
+			args = append(args, "--full-jobs")
+		}
 		return args
 	}
 	args = append(args, "--database-url", dbURL)

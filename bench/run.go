@@ -67,9 +67,11 @@ type Options struct {
 	Procs int
 	// ClaimMax is jobs per claim of an HTTP worker (default 100); Loops is
 	// claims in flight at once in each (default 4); H2C makes them speak
-	// HTTP/2 without TLS.
+	// HTTP/2 without TLS; FullJobs makes claims answer whole job objects
+	// instead of the fields a worker runs a job with (id, attempt, kind,
+	// payload).
 	ClaimMax, Loops int
-	H2C             bool
+	H2C, FullJobs   bool
 	// Purge seeds this many completed jobs, finished 10 days ago and
 	// earlier, in the archive; latency then runs the janitor beside its
 	// enqueues and adds its figures (latency).
@@ -172,8 +174,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--claim-max: must be between 1 and 1000, got %d", o.ClaimMax)
 	case o.Loops < 0 || o.Loops > 256:
 		return fmt.Errorf("--loops: must be between 1 and 256, got %d", o.Loops)
-	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C) && o.Mode != "http":
-		return fmt.Errorf("--claim-max, --loops and --h2c apply to --mode http only")
+	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C || o.FullJobs) && o.Mode != "http":
+		return fmt.Errorf("--claim-max, --loops, --h2c and --full-jobs apply to --mode http only")
 	}
 	if err := o.validateFlow(); err != nil {
 		return err

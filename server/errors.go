@@ -112,6 +112,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		b = []byte(`{"error":{"code":"internal","message":"encode answer"}}`)
 	}
+	writeRawJSON(w, status, b)
+}
+
+// writeRawJSON answers b, JSON already written, with a newline.
+func writeRawJSON(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))

@@ -83,6 +83,8 @@ func TestBadInput(t *testing.T) {
 			{"POST", "/v1/queues/q/claim", `{"worker_id":"w","wait_seconds":"x"}`, 400, "wait_seconds"},
 			{"POST", "/v1/queues/q/claim", `{"worker_id":"w","lease_seconds":0}`, 400, "lease_seconds"},
 			{"POST", "/v1/queues/q/claim", `{"worker_id":"w","kinds":[1]}`, 400, "kinds"},
+			{"POST", "/v1/queues/q/claim", `{"worker_id":"w","fields":["kind","colour"]}`, 400, "fields[1]"},
+			{"POST", "/v1/queues/q/claim", `{"worker_id":"w","fields":"kind"}`, 400, "fields"},
 			{"POST", "/v1/queues/%00/claim", `{"worker_id":"w"}`, 400, "queue"},
 			{"POST", "/v1/jobs/1/heartbeat", `{}`, 400, "worker_id"},
 			{"POST", "/v1/jobs/1/heartbeat", `{"worker_id":"w","progress":101}`, 400, "progress"},

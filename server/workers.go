@@ -23,10 +23,9 @@ type claimBody struct {
 	LeaseSeconds *float64 `json:"lease_seconds"`
 	WaitSeconds  *float64 `json:"wait_seconds"`
 	Kinds        []string `json:"kinds"`
-}
-
-type jobsAnswer struct {
-	Jobs []*skiplock.JobView `json:"jobs"`
+	// Fields, when given, names the job fields the answer carries (id and
+	// attempt always come): a worker reads less, the server writes less.
+	Fields []string `json:"fields"`
 }
 
 func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) error {
@@ -41,6 +40,12 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 	params, err := claimParams(queue, &b)
 	if err != nil {
 		return err
+	}
+	var fields skiplock.ViewFields
+	if b.Fields != nil {
+		if fields, err = skiplock.ParseViewFields("fields", b.Fields); err != nil {
+			return err
+		}
 	}
 	// A tenant-scoped worker claims its tenant's jobs only.
 	params.Tenant = p.tenantFilter(nil)
@@ -59,7 +64,13 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 		return err
 	}
 	s.claims.remember(jobs)
-	writeJSON(w, http.StatusOK, jobsAnswer{Jobs: views(jobs)})
+	body, err := skiplock.AppendJobsJSON(make([]byte, 0, 64+len(jobs)*768), jobs, fields)
+	if err != nil {
+		// A job whose stored JSON is not JSON: nobody gets the claim.
+		s.handBack(jobs)
+		return fmt.Errorf("encode claimed jobs: %w", err)
+	}
+	writeRawJSON(w, http.StatusOK, body)
 	return nil
 }
 

@@ -177,3 +177,48 @@ func (d cancelAfterClaim) JobClaim(ctx context.Context, p driver.ClaimParams) ([
 	d.cancel()
 	return jobs, err
 }
+
+// TestClaimAnswersTheFieldsAsked: a claim with fields answers each job's
+// id, attempt and the fields named, with the values of the whole job
+// object; without fields it answers the whole object, as GET does.
+func TestClaimAnswersTheFieldsAsked(t *testing.T) {
+	eachDB(t, func(t *testing.T, db database) {
+		b := setup(t, db, nil)
+		for range 3 {
+			must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"crawl","queue":"fields","payload":{"url":"a<b>&c","n": 1},
+				"metadata":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"},"tags":["x"]}`), 201)
+		}
+		whole := must(t, b.do(t, "POST", "/v1/queues/fields/claim", "", `{"worker_id":"w","max":1}`), 200).jobs()
+		if len(whole) != 1 {
+			t.Fatalf("claimed %v", whole)
+		}
+		got := fencedJob(t, b, id(whole[0]))
+		for k, v := range got {
+			if fmt.Sprint(whole[0][k]) != fmt.Sprint(v) {
+				t.Errorf("claimed %s = %v, GET answers %v", k, whole[0][k], v)
+			}
+		}
+		if len(whole[0]) != len(got) {
+			t.Errorf("claim answers %d fields, GET %d", len(whole[0]), len(got))
+		}
+
+		some := must(t, b.do(t, "POST", "/v1/queues/fields/claim", "", `{"worker_id":"w","max":5,"fields":["payload","kind","traceparent"]}`), 200)
+		if !strings.Contains(string(some.raw), `"payload":{"n":1,"url":"a\u003cb\u003e\u0026c"}`) &&
+			!strings.Contains(string(some.raw), `"payload":{"url":"a\u003cb\u003e\u0026c","n":1}`) {
+			t.Errorf("payload not written compact with HTML escaped: %s", some.raw)
+		}
+		for _, j := range some.jobs() {
+			if len(j) != 5 || j["attempt"] != 1.0 || j["kind"] != "crawl" || j["traceparent"] == nil || j["payload"] == nil || id(j) == 0 {
+				t.Errorf("claimed with fields: %v", j)
+			}
+		}
+		if len(some.jobs()) != 2 {
+			t.Fatalf("claimed %d jobs", len(some.jobs()))
+		}
+		must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"crawl","queue":"fields"}`), 201)
+		bare := must(t, b.do(t, "POST", "/v1/queues/fields/claim", "", `{"worker_id":"w","fields":[]}`), 200).jobs()
+		if len(bare) != 1 || len(bare[0]) != 2 || bare[0]["attempt"] != 1.0 {
+			t.Errorf("claimed with no fields named: %v", bare)
+		}
+	})
+}
