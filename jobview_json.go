@@ -81,8 +81,9 @@ func viewFieldIndex(name string) int {
 }
 
 // AppendJSON appends v as JSON, the bytes encoding/json writes for it,
-// with only the fields f picks (every field when f is zero). It answers an
-// error only for stored JSON that is not JSON, as encoding/json would.
+// with only the fields f picks (every field when f is zero). It fails
+// where encoding/json fails, with its error: on stored JSON that is not
+// JSON, or a time outside the years 0–9999.
 func (v *JobView) AppendJSON(dst []byte, f ViewFields) ([]byte, error) {
 	if f == 0 {
 		f = vfEnd - 1
@@ -98,7 +99,7 @@ func (v *JobView) AppendJSON(dst []byte, f ViewFields) ([]byte, error) {
 	w.raw(vfPayload, v.Payload)
 	w.raw(vfMetadata, v.Metadata)
 	if w.key(vfTags) {
-		w.strs(v.Tags)
+		appendList(&w, v.Tags, appendJSONString)
 	}
 	w.int(vfAttempt, int64(v.Attempt))
 	w.int(vfMaxRetries, int64(v.MaxRetries))
@@ -119,7 +120,7 @@ func (v *JobView) AppendJSON(dst []byte, f ViewFields) ([]byte, error) {
 	}
 	w.optStr(vfIdempotencyKey, v.IdempotencyKey)
 	if w.key(vfDependsOn) {
-		w.ints(v.DependsOn)
+		appendList(&w, v.DependsOn, appendInt)
 	}
 	w.optStr(vfWorkflowID, v.WorkflowID)
 	w.optStr(vfStage, v.Stage)
@@ -167,7 +168,7 @@ func (w *viewWriter) key(bit ViewFields) bool {
 
 func (w *viewWriter) int(bit ViewFields, n int64) {
 	if w.key(bit) {
-		w.b = strconv.AppendInt(w.b, n, 10)
+		w.b = appendInt(w.b, n)
 	}
 }
 
@@ -205,35 +206,23 @@ func (w *viewWriter) time(bit ViewFields, t *time.Time) {
 	w.b = append(w.b, '"')
 }
 
-func (w *viewWriter) strs(ss []string) {
-	if ss == nil {
+// appendList writes xs as encoding/json writes a slice: null when nil.
+func appendList[T any](w *viewWriter, xs []T, each func([]byte, T) []byte) {
+	if xs == nil {
 		w.b = append(w.b, "null"...)
 		return
 	}
 	w.b = append(w.b, '[')
-	for i, s := range ss {
+	for i, x := range xs {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = appendJSONString(w.b, s)
+		w.b = each(w.b, x)
 	}
 	w.b = append(w.b, ']')
 }
 
-func (w *viewWriter) ints(ns []int64) {
-	if ns == nil {
-		w.b = append(w.b, "null"...)
-		return
-	}
-	w.b = append(w.b, '[')
-	for i, n := range ns {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		w.b = strconv.AppendInt(w.b, n, 10)
-	}
-	w.b = append(w.b, ']')
-}
+func appendInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }
 
 // raw writes stored JSON compacted, with HTML characters escaped, as
 // encoding/json writes a json.RawMessage; nil is null.
