@@ -30,6 +30,7 @@ func TestCLIBenchProcesses(t *testing.T) {
 	}{
 		{[]string{"--mode", "http", "--procs", "2", "--claim-max", "50", "--loops", "2", "--duration", "2s"}, "http", " procs=2 "},
 		{[]string{"--mode", "http", "--procs", "1", "--h2c", "--duration", "2s"}, "http", " procs=1 "},
+		{[]string{"--mode", "http", "--procs", "1", "--full-jobs", "--duration", "2s"}, "http", " procs=1 "},
 		{[]string{"--mode", "e2e", "--procs", "2", "--duration", "2s"}, "e2e", " procs=2 "},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -52,6 +53,7 @@ func TestCLIBenchFlags(t *testing.T) {
 	for args, flag := range map[string]string{
 		"--mode http --claim-max 2000":     "--claim-max",
 		"--mode e2e --claim-max 10":        "--claim-max",
+		"--mode drain --full-jobs":         "--full-jobs",
 		"--mode latency --procs 2":         "--procs",
 		"--mode http --procs 100":          "--procs",
 		"--mode steady --rate 0.5":         "--rate",
