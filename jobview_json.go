@@ -295,19 +295,3 @@ func appendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, s...)
 	return append(dst, '"')
 }
-
-// AppendJobsJSON appends {"jobs":[…]} for the rows as views with the
-// fields f picks.
-func AppendJobsJSON(dst []byte, rows []*JobRow, f ViewFields) ([]byte, error) {
-	dst = append(dst, `{"jobs":[`...)
-	for i, r := range rows {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
-		if dst, err = NewJobView(r).AppendJSON(dst, f); err != nil {
-			return dst, err
-		}
-	}
-	return append(dst, "]}"...), nil
-}

@@ -185,8 +185,30 @@ func (s *Server) listJobs(w http.ResponseWriter, r *http.Request, p *principal) 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	body, err := appendJobs(append(make([]byte, 0, 64+len(out.Jobs)*768), '{'), out.Jobs, 0)
+	if err != nil {
+		return fmt.Errorf("encode jobs: %w", err)
+	}
+	body = append(body, `,"next_cursor":`...)
+	body = strconv.AppendQuote(body, out.NextCursor) // digits only
+	writeRawJSON(w, http.StatusOK, append(body, '}'))
 	return nil
+}
+
+// appendJobs appends "jobs":[…], each view with the fields f picks, as
+// encoding/json would write them.
+func appendJobs(b []byte, jobs []*skiplock.JobView, f skiplock.ViewFields) ([]byte, error) {
+	b = append(b, `"jobs":[`...)
+	for i, v := range jobs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = v.AppendJSON(b, f); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // ListJobs answers a page of jobs as GET /v1/jobs does (the CLI prints the

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/server"
 )
 
 func TestEnqueueAndRead(t *testing.T) {
@@ -327,6 +329,32 @@ func TestContracts(t *testing.T) {
 			if _, f := a.errCode(); !strings.HasPrefix(f, field) {
 				t.Errorf("%s: field %q, want %q", body, f, field)
 			}
+		}
+	})
+}
+
+// TestListAnswerIsEncodingJSON: GET /v1/jobs, written by hand, answers
+// the bytes encoding/json writes for the same page.
+func TestListAnswerIsEncodingJSON(t *testing.T) {
+	eachDB(t, func(t *testing.T, db database) {
+		b := setup(t, db, nil)
+		for i := range 3 {
+			must(t, b.do(t, "POST", "/v1/jobs", "", fmt.Sprintf(`{"kind":"list<%d>","payload":{"n": %d, "s": "a&b"},"tags":["t"]}`, i, i)), 201)
+		}
+		got := must(t, b.do(t, "GET", "/v1/jobs?limit=2", "", nil), 200).raw
+		page, err := server.ListJobs(t.Context(), b.client, skiplock.JobListParams{Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want)+"\n" {
+			t.Fatalf("GET /v1/jobs answered\n%s\nencoding/json writes\n%s", got, want)
+		}
+		if page.NextCursor == "" {
+			t.Fatal("a page of 2 of 3 jobs has no next cursor")
 		}
 	})
 }
