@@ -224,9 +224,9 @@ type Rebuild struct {
 // SpillLimits say when a spill table is left for another.
 type SpillLimits struct {
 	// Bytes: new jobs move on to another spill table once theirs takes
-	// this much with its indexes (default 32 MiB) and Ratio times what its
-	// live jobs need (default 8); a spill table is emptied once its live
-	// jobs need less than 1/Ratio of what it takes.
+	// this much with its indexes (default 32 MiB); a spill table is
+	// emptied once its live jobs need less than 1/Ratio of what it takes
+	// (default 8).
 	Bytes int64
 	Ratio int64
 	// MaxTables is the most spill tables there may be (default 8): a

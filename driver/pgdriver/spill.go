@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skiplock/skiplock/driver"
@@ -126,9 +127,9 @@ func isUndefinedTable(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "42P01"
 }
 
-// spillTables answers the spill tables with their sizes and live jobs.
+// spillTables answers the spill tables with their sizes.
 const spillTables = `
-SELECT s.name, s.target, coalesce(pg_total_relation_size(c.oid), 0), coalesce(pg_stat_get_live_tuples(c.oid), 0)
+SELECT s.name, s.target, coalesce(pg_total_relation_size(c.oid), 0)
 FROM skiplock_hot_spill s LEFT JOIN pg_class c ON c.oid = to_regclass(quote_ident(s.name))
 ORDER BY s.name`
 
@@ -136,15 +137,13 @@ type spillTable struct {
 	name   string
 	target bool
 	bytes  int64
-	live   int64
 }
 
 // HotTableSpill keeps new jobs out of a hot table that a transaction open
 // elsewhere keeps from being rebuilt (see hotSpill). With open, and no spill
 // table yet, it makes one. With spill tables, while the hot table's holder
 // stays it moves new jobs on to another spill table once one has grown to
-// limits.Bytes and Ratio times what its live jobs need, and empties the
-// spill tables that have drained; once the holder has ended it sends new
+// limits.Bytes, and empties the spill tables that have drained; once the holder has ended it sends new
 // jobs back to the hot table and, after a grace, moves the spill tables'
 // jobs there and drops them.
 func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
@@ -186,18 +185,18 @@ func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.Sp
 // to the target.
 func (e executor) spillRotate(ctx context.Context, limits driver.SpillLimits, tables []spillTable, perJob int64, out driver.Spill) (driver.Spill, error) {
 	// A spill table is worth emptying once it takes floor or more and its
-	// live jobs need a Ratio-th of that; the target is left for another
-	// once it is also limits.Bytes. A table this leader has emptied (or
-	// one that small) takes new jobs again before a new one is made.
+	// live jobs need a Ratio-th of that. The target is left for another
+	// once it takes limits.Bytes, whatever its live jobs need: a backlog
+	// then spreads over tables that are emptied as they drain, rather than
+	// one table holding the backlog and every row finished beside it. A
+	// table this leader has emptied (or one that small) takes new jobs
+	// again before a new one is made.
 	floor := min(limits.Bytes, 2<<20)
 	e.vac.mu.Lock()
 	emptied := maps.Clone(e.vac.emptied)
 	e.vac.mu.Unlock()
-	drained := func(t spillTable) bool {
-		return !emptied[t.name] && t.bytes >= floor && t.bytes >= limits.Ratio*(t.live+1)*perJob
-	}
 	i := slices.IndexFunc(tables, func(t spillTable) bool { return t.target })
-	if i < 0 || (tables[i].bytes >= limits.Bytes && drained(tables[i])) {
+	if i < 0 || tables[i].bytes >= limits.Bytes {
 		i := slices.IndexFunc(tables, func(t spillTable) bool { return !t.target && (emptied[t.name] || t.bytes < floor) })
 		switch {
 		case i >= 0:
@@ -214,7 +213,14 @@ func (e executor) spillRotate(ctx context.Context, limits driver.SpillLimits, ta
 		return out, nil
 	}
 	for _, t := range tables {
-		if t.target || !drained(t) || e.spillWaiting(t.name) {
+		if t.target || emptied[t.name] || t.bytes < floor || e.spillWaiting(t.name) {
+			continue
+		}
+		few, err := e.spillFewJobs(ctx, t.name, max(1, t.bytes/(limits.Ratio*perJob)))
+		if err != nil {
+			return out, err
+		}
+		if !few {
 			continue
 		}
 		moved, done, err := e.spillEmpty(ctx, t.name, false, limits)
@@ -230,6 +236,23 @@ func (e executor) spillRotate(ctx context.Context, limits driver.SpillLimits, ta
 		return out, err
 	}
 	return out, nil
+}
+
+// spillFewJobs says whether spill table name holds fewer than n jobs. It
+// counts them rather than trusting the statistics' live tuples, which lag
+// behind and, on a table truncated while other sessions deleted from it,
+// can stay wrong for good. The count stops at n, so a table still full of
+// jobs is read only until n are found.
+func (e executor) spillFewJobs(ctx context.Context, name string, n int64) (bool, error) {
+	var jobs int64
+	err := e.q.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM ONLY `+pgx.Identifier{name}.Sanitize()+` LIMIT $1) s`, n).Scan(&jobs)
+	if isUndefinedTable(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("count the jobs of spill table %s: %w", name, err)
+	}
+	return jobs < n, nil
 }
 
 // spillTarget makes spill table name the one new plain jobs go to ("": the
@@ -277,7 +300,7 @@ func (e executor) spillTables(ctx context.Context) ([]spillTable, error) {
 	var out []spillTable
 	for rows.Next() {
 		var t spillTable
-		if err := rows.Scan(&t.name, &t.target, &t.bytes, &t.live); err != nil {
+		if err := rows.Scan(&t.name, &t.target, &t.bytes); err != nil {
 			return nil, err
 		}
 		out = append(out, t)

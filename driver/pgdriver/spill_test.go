@@ -232,6 +232,39 @@ func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
 	}
 }
 
+// A spill table full of jobs is left for another once it takes
+// limits.Bytes, so that a backlog does not keep one table growing with
+// every row finished beside it; it is kept while its jobs are there, and
+// emptied at the first look after they are gone, whatever the statistics
+// still count.
+func TestHotTableSpillMovesOnFromAFullSpillTable(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	holder := holdTable(t, d, url)
+	defer holder.Exec(ctx, `ROLLBACK`)
+	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Second}
+	first := spill(t, d, true, limits).Opened
+	pgdriver.TrustSpillTarget(d, first)
+	_, ids := insertFast(t, d, 5000, nil)
+	s := spill(t, d, false, limits)
+	if s.Target == first || s.Target == "" {
+		t.Fatalf("a spill table of 5,000 pending jobs and %d bytes is still the target: %+v", s.Bytes, s)
+	}
+	if s := spill(t, d, false, limits); s.Emptied != "" {
+		t.Fatalf("a spill table with its jobs was emptied: %+v", s)
+	}
+	if got := tableOf(t, d, ids[len(ids)-1]); got != first {
+		t.Fatalf("a job of the full spill table is in %q", got)
+	}
+	if _, err := d.Pool().Exec(ctx, `DELETE FROM skiplock_jobs WHERE id = ANY($1)`, ids); err != nil {
+		t.Fatal(err)
+	}
+	if s := spill(t, d, false, limits); s.Emptied != first || s.Moved != 0 {
+		t.Fatalf("the look after its jobs finished: %+v, want %s emptied", s, first)
+	}
+}
+
 // A driver that still trusts a spill table dropped since puts its jobs in
 // the hot table instead.
 func TestInsertOutlivesADroppedSpillTable(t *testing.T) {
