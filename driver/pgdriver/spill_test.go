@@ -1,6 +1,7 @@
 package pgdriver_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -33,6 +34,22 @@ func holdTable(t *testing.T, d *pgdriver.Driver, url string) *pgx.Conn {
 		return rebuild(t, d, driver.RebuildLimits{Force: true, LockWait: 10 * time.Millisecond}).HeldBy != ""
 	})
 	return holder
+}
+
+// smallSpills leaves a spill table for another once it takes 1 MiB.
+var smallSpills = driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Second}
+
+// heldWithSpill answers a schema whose hot table a transaction holds until
+// the test ends, and the spill table new jobs go to, opened with limits and
+// trusted by the driver.
+func heldWithSpill(t *testing.T, limits driver.SpillLimits) (*pgdriver.Driver, string) {
+	t.Helper()
+	d, url := pgtest.Schema(t)
+	holder := holdTable(t, d, url)
+	t.Cleanup(func() { _, _ = holder.Exec(context.Background(), `ROLLBACK`) })
+	first := spill(t, d, true, limits).Opened
+	pgdriver.TrustSpillTarget(d, first)
+	return d, first
 }
 
 // tableOf answers the table that holds live job id ("" if none does).
@@ -192,13 +209,9 @@ func TestHotTableSpillTakesNewJobsWhileTheTableIsHeld(t *testing.T) {
 // spill tables stay bounded whatever the holder keeps.
 func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
 	t.Parallel()
-	d, url := pgtest.Schema(t)
+	limits := smallSpills
+	d, first := heldWithSpill(t, limits)
 	ctx := t.Context()
-	holder := holdTable(t, d, url)
-	defer holder.Exec(ctx, `ROLLBACK`)
-	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Second}
-	first := spill(t, d, true, limits).Opened
-	pgdriver.TrustSpillTarget(d, first)
 	_, later := insertFast(t, d, 1, func(_ int, p *driver.InsertParams) { p.RunAt = time.Now().Add(time.Hour) })
 	// Churn in the spill table: the holder keeps every finished row's space.
 	churn(t, d)
@@ -239,13 +252,9 @@ func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
 // still count.
 func TestHotTableSpillMovesOnFromAFullSpillTable(t *testing.T) {
 	t.Parallel()
-	d, url := pgtest.Schema(t)
+	limits := smallSpills
+	d, first := heldWithSpill(t, limits)
 	ctx := t.Context()
-	holder := holdTable(t, d, url)
-	defer holder.Exec(ctx, `ROLLBACK`)
-	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Second}
-	first := spill(t, d, true, limits).Opened
-	pgdriver.TrustSpillTarget(d, first)
 	_, ids := insertFast(t, d, 5000, nil)
 	s := spill(t, d, false, limits)
 	if s.Target == first || s.Target == "" {
