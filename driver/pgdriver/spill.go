@@ -143,9 +143,9 @@ type spillTable struct {
 // elsewhere keeps from being rebuilt (see hotSpill). With open, and no spill
 // table yet, it makes one. With spill tables, while the hot table's holder
 // stays it moves new jobs on to another spill table once one has grown to
-// limits.Bytes, and empties the spill tables that have drained; once the holder has ended it sends new
-// jobs back to the hot table and, after a grace, moves the spill tables'
-// jobs there and drops them.
+// limits.Bytes, and empties the spill tables that have drained; once the
+// holder has ended it sends new jobs back to the hot table and, after a
+// grace, moves the spill tables' jobs there and drops them.
 func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
 	limits = spillDefaults(limits)
 	var out driver.Spill
