@@ -40,14 +40,14 @@ func holdTable(t *testing.T, d *pgdriver.Driver, url string) *pgx.Conn {
 var smallSpills = driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Second}
 
 // heldWithSpill answers a schema whose hot table a transaction holds until
-// the test ends, and the spill table new jobs go to, opened with limits and
-// trusted by the driver.
-func heldWithSpill(t *testing.T, limits driver.SpillLimits) (*pgdriver.Driver, string) {
+// the test ends, and the spill table new jobs go to, opened with
+// smallSpills and trusted by the driver.
+func heldWithSpill(t *testing.T) (*pgdriver.Driver, string) {
 	t.Helper()
 	d, url := pgtest.Schema(t)
 	holder := holdTable(t, d, url)
 	t.Cleanup(func() { _, _ = holder.Exec(context.Background(), `ROLLBACK`) })
-	first := spill(t, d, true, limits).Opened
+	first := spill(t, d, true, smallSpills).Opened
 	pgdriver.TrustSpillTarget(d, first)
 	return d, first
 }
@@ -210,7 +210,7 @@ func TestHotTableSpillTakesNewJobsWhileTheTableIsHeld(t *testing.T) {
 func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
 	t.Parallel()
 	limits := smallSpills
-	d, first := heldWithSpill(t, limits)
+	d, first := heldWithSpill(t)
 	ctx := t.Context()
 	_, later := insertFast(t, d, 1, func(_ int, p *driver.InsertParams) { p.RunAt = time.Now().Add(time.Hour) })
 	// Churn in the spill table: the holder keeps every finished row's space.
@@ -253,7 +253,7 @@ func TestHotTableSpillEmptiesADrainedSpillTable(t *testing.T) {
 func TestHotTableSpillMovesOnFromAFullSpillTable(t *testing.T) {
 	t.Parallel()
 	limits := smallSpills
-	d, first := heldWithSpill(t, limits)
+	d, first := heldWithSpill(t)
 	ctx := t.Context()
 	_, ids := insertFast(t, d, 5000, nil)
 	s := spill(t, d, false, limits)
