@@ -2,6 +2,7 @@ package pgdriver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -387,5 +388,120 @@ func TestHotTableSpillBeforeItsMigration(t *testing.T) {
 	_, ids := insertFast(t, d, 1, nil)
 	if got := tableOf(t, d, ids[0]); got != "skiplock_jobs" {
 		t.Fatalf("the job went to %q", got)
+	}
+}
+
+// sqlEnqueue calls skiplock_enqueue on the driver's pool and answers the
+// job's id.
+func sqlEnqueue(t *testing.T, d *pgdriver.Driver, opts string) int64 {
+	t.Helper()
+	var id int64
+	err := d.Pool().QueryRow(t.Context(), `SELECT id FROM skiplock_enqueue('k', '{"a": 1}', $1::jsonb)`, opts).Scan(&id)
+	if err != nil {
+		t.Fatalf("skiplock_enqueue(%s): %v", opts, err)
+	}
+	return id
+}
+
+// jobRow answers job id's row as JSON, without its id and times.
+func jobRow(t *testing.T, d *pgdriver.Driver, id int64) string {
+	t.Helper()
+	var row string
+	err := d.Pool().QueryRow(t.Context(), `SELECT (to_jsonb(j) - 'id' - 'created_at' - 'run_at' - 'updated_at')::text
+		FROM skiplock_jobs j WHERE id = $1`, id).Scan(&row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return row
+}
+
+// skiplock_enqueue() in SQL sends a plain job where the library does: to
+// the spill target while the hot table is held, stored as it would be in
+// the hot table; a job with a key stays in the hot table.
+func TestSQLEnqueueGoesToTheSpillTarget(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	const opts = `{"queue": "q", "tenant": "t", "op": "o", "priority": 7, "max_retries": 9, "tags": ["x"],
+		"metadata": {"m": 1}, "workflow_id": "w", "stage": "s"}`
+	hot := sqlEnqueue(t, d, opts)
+	holder := holdTable(t, d, url)
+	first := spill(t, d, true, quickGrace).Opened
+	spilled := sqlEnqueue(t, d, opts)
+	if got := tableOf(t, d, spilled); got != first {
+		t.Fatalf("the SQL job went to %q, want the spill table %s", got, first)
+	}
+	if a, b := jobRow(t, d, hot), jobRow(t, d, spilled); a != b {
+		t.Fatalf("the spilled job is stored as\n%s\nthe hot table's as\n%s", b, a)
+	}
+	later := sqlEnqueue(t, d, `{"delay_seconds": 3600}`)
+	if got, row := tableOf(t, d, later), jobRow(t, d, later); got != first || !strings.Contains(row, `"state": "scheduled"`) {
+		t.Fatalf("the delayed job is in %q as %s", got, row)
+	}
+	keyed := sqlEnqueue(t, d, `{"idempotency_key": "k1"}`)
+	if got := tableOf(t, d, keyed); got != "skiplock_jobs" {
+		t.Fatalf("the keyed job went to %q", got)
+	}
+	var again int64
+	var dup bool
+	err := d.Pool().QueryRow(t.Context(), `SELECT id, duplicate FROM skiplock_enqueue('k', '{}', '{"idempotency_key": "k1"}')`).Scan(&again, &dup)
+	if err != nil || again != keyed || !dup {
+		t.Fatalf("the same key again: %d %v %v; want %d, a duplicate", again, dup, err, keyed)
+	}
+	// A repeatable read transaction whose snapshot still sees the spill
+	// target after it has gone stores its job in the hot table.
+	ctx := t.Context()
+	stale := pgtest.Conn(t, url)
+	if _, err := stale.Exec(ctx, `BEGIN ISOLATION LEVEL REPEATABLE READ`); err != nil {
+		t.Fatal(err)
+	}
+	var seen string
+	if err := stale.QueryRow(ctx, `SELECT name FROM skiplock_hot_spill WHERE target`).Scan(&seen); err != nil || seen != first {
+		t.Fatalf("the snapshot's target: %q, %v", seen, err)
+	}
+	endHold(t, d, holder, quickGrace)
+	var late int64
+	if err := stale.QueryRow(ctx, `SELECT id FROM skiplock_enqueue('k')`).Scan(&late); err != nil {
+		t.Fatalf("enqueue on a snapshot from before the spill table went: %v", err)
+	}
+	if _, err := stale.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{spilled, later, late} {
+		if got := tableOf(t, d, id); got != "skiplock_jobs" {
+			t.Fatalf("job %d is in %q after the spill table went", id, got)
+		}
+	}
+}
+
+// Migration 026 changes skiplock_enqueue in place, and going down gives
+// back the function as it was.
+func TestSQLEnqueueSpillMigrationGoesDown(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	source := func() string {
+		var src string
+		if err := d.Pool().QueryRow(ctx, `SELECT prosrc FROM pg_proc WHERE oid = 'skiplock_enqueue(text, jsonb, jsonb)'::regprocedure`).Scan(&src); err != nil {
+			t.Fatal(err)
+		}
+		return src
+	}
+	up := source()
+	if !strings.Contains(up, "skiplock_enqueue_spill(") {
+		t.Fatalf("skiplock_enqueue does not call skiplock_enqueue_spill:\n%s", up)
+	}
+	done, err := d.Migrator().Down(ctx, 1)
+	if err != nil || len(done) != 1 || done[0].Name != "sql_enqueue_spill" {
+		t.Fatalf("down: %+v, %v", done, err)
+	}
+	down := source()
+	if down != strings.Replace(up, up[strings.Index(up, "    -- A plain job goes to the spill target"):strings.Index(up, "    FOR try IN 1 .. 5 LOOP")], "", 1) {
+		t.Fatalf("down left skiplock_enqueue as\n%s", down)
+	}
+	if _, err := d.Migrator().Up(ctx, 0); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	if again := source(); again != up {
+		t.Fatalf("up again made skiplock_enqueue\n%s", again)
 	}
 }
