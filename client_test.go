@@ -379,26 +379,32 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 	var mu sync.Mutex
 	runs := map[int]int{}
 	var order []int
+	var urgentRan atomic.Int32
 	// The backlog's jobs after the tenth wait until the urgent jobs are in,
 	// so that they are inserted while most of the backlog is still to run,
 	// however slow the machine.
 	gate := make(chan struct{})
 	b := setup(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
-		if j.Args.N >= 10 && j.Args.N < 1000 {
+		if j.Args.N >= urgentN {
+			urgentRan.Add(1)
+		} else if j.Args.N >= 10 {
 			<-gate
 		}
-		// 600 jobs two at a time, 20 ms each: six seconds of backlog, so
-		// that a claim from the head comes while it lasts however slow the
-		// machine (one comes 20 head-claim durations after the last; on a
-		// loaded machine a head claim can take 100 ms).
-		time.Sleep(20 * time.Millisecond)
+		// Until both urgent jobs have run, each backlog job takes 20 ms, two
+		// at a time: 15 s of backlog, so that a claim from the head comes
+		// while it lasts however slow the machine (one comes 20 head-claim
+		// durations after the last; on a loaded machine a head claim can
+		// take 300 ms). After that the rest of the backlog runs at once.
+		if urgentRan.Load() < 2 {
+			time.Sleep(20 * time.Millisecond)
+		}
 		mu.Lock()
 		runs[j.Args.N]++
 		order = append(order, j.Args.N)
 		mu.Unlock()
 		return nil
 	}, func(c *skiplock.Config) { c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 2}} })
-	const backlog = 600
+	const backlog = 1500
 	jobs := make([]skiplock.InsertManyParams, backlog)
 	for i := range jobs {
 		jobs[i] = skiplock.InsertManyParams{Args: sleepArgs{N: i}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(1)}}
@@ -417,8 +423,8 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	urgent := []skiplock.InsertManyParams{
-		{Args: sleepArgs{N: 1000}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(9)}},
-		{Args: sleepArgs{N: 1001}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(1), RunAt: time.Now().Add(-time.Hour)}},
+		{Args: sleepArgs{N: urgentN}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(9)}},
+		{Args: sleepArgs{N: urgentN + 1}, Opts: &skiplock.InsertOpts{Priority: skiplock.Int(1), RunAt: time.Now().Add(-time.Hour)}},
 	}
 	if _, err := b.client.InsertMany(b.ctx, urgent); err != nil {
 		t.Fatal(err)
@@ -433,11 +439,15 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 		}
 	}
 	for _, n := range order[len(order)-10:] {
-		if n >= 1000 {
+		if n >= urgentN {
 			t.Fatalf("job %d, inserted before the backlog's last jobs were claimed, ran among the last: %v", n, order[len(order)-10:])
 		}
 	}
 }
+
+// urgentN numbers TestJobsBehindTheClaimPlaceRun's urgent jobs, after its
+// backlog's.
+const urgentN = 1_000_000
 
 // waitRuns waits until runs (guarded by mu) counts n distinct jobs.
 func waitRuns(t *testing.T, mu *sync.Mutex, runs map[int]int, n int) {
