@@ -27,8 +27,21 @@ type claimPlace struct {
 // millisecond or so, but every entry of an already claimed job that vacuum
 // has not yet removed adds to it, and a long transaction elsewhere keeps
 // them all; the interval grows with the cost so that head claims take a
-// twentieth of the time at most.
-func headEvery(cost time.Duration) time.Duration { return 20 * cost }
+// twentieth of the time at most, and never past maxHeadEvery, so that such
+// a job waits seconds at most.
+func headEvery(cost time.Duration) time.Duration { return min(20*cost, maxHeadEvery) }
+
+const maxHeadEvery = 5 * time.Second
+
+// headCostAfter answers the cost a place keeps after a head claim that
+// took took, when it kept was before (0 before its first). It at most
+// doubles, from 1 ms at least: one claim slowed by something else (a new
+// connection, a lock waited for, a pause of the machine) does not put the
+// next head claim far away, while a cost that stays high is reached in a
+// few head claims.
+func headCostAfter(was, took time.Duration) time.Duration {
+	return min(took, 2*max(was, time.Millisecond))
+}
 
 // claim claims through drv with p, starting after the place unless a head
 // claim is due, and moves the place to the last job claimed.
@@ -55,7 +68,7 @@ func (cp *claimPlace) claim(ctx context.Context, drv driver.JobStore, p driver.C
 	}
 	cp.mu.Lock()
 	if head {
-		cp.lastHead, cp.headCost = time.Now(), time.Since(start)
+		cp.lastHead, cp.headCost = time.Now(), headCostAfter(cp.headCost, time.Since(start))
 	}
 	if len(jobs) > 0 {
 		cp.floor = &last
