@@ -2,7 +2,7 @@
 DO $do$
 DECLARE
     def   text := pg_get_functiondef('skiplock_enqueue(text, jsonb, jsonb)'::regprocedure);
-    start int := position($s$    -- A plain job goes to the spill target$s$ IN def);
+    start int := position($s$    -- A plain job goes to the spill target while there is one (migration$s$ IN def);
     stop  int := position($s$    FOR try IN 1 .. 5 LOOP
         INSERT INTO skiplock_jobs $s$ IN def);
 BEGIN

@@ -65,8 +65,9 @@ DECLARE
     def  text := pg_get_functiondef('skiplock_enqueue(text, jsonb, jsonb)'::regprocedure);
     at   text := $s$    FOR try IN 1 .. 5 LOOP
         INSERT INTO skiplock_jobs $s$;
-    call text := $s$    -- A plain job goes to the spill target while there is one (migration 026).
-    IF j_key = '' THEN
+    call text := $s$    -- A plain job goes to the spill target while there is one (migration
+    -- 026); while there is none, the hot table has no child.
+    IF j_key = '' AND EXISTS (SELECT FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass) THEN
         id := skiplock_enqueue_spill(j_kind, nullif(j_op, ''), j_queue, j_tenant, j_prio, j_data, j_meta, j_tags,
             j_retries, j_run, nullif(skiplock_enqueue_text(o, 'workflow_id', 500), ''),
             nullif(skiplock_enqueue_text(o, 'stage', 200), ''));
