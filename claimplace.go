@@ -26,9 +26,10 @@ type claimPlace struct {
 // locked) waits for the first claim after that. A head claim costs a
 // millisecond or so, but every entry of an already claimed job that vacuum
 // has not yet removed adds to it, and a long transaction elsewhere keeps
-// them all; the interval grows with the cost so that head claims take a
-// twentieth of the time at most, and never past maxHeadEvery, so that such
-// a job waits seconds at most.
+// them all. The interval is 20 times the cost the place keeps
+// (headCostAfter), so that head claims take a twentieth of the time, and
+// never past maxHeadEvery, so that such a job waits seconds at most: a head
+// claim that costs more than maxHeadEvery/20 (250 ms) takes a larger share.
 func headEvery(cost time.Duration) time.Duration { return min(20*cost, maxHeadEvery) }
 
 const maxHeadEvery = 5 * time.Second

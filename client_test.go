@@ -392,9 +392,8 @@ func TestJobsBehindTheClaimPlaceRun(t *testing.T) {
 		}
 		// Until both urgent jobs have run, each backlog job takes 20 ms, two
 		// at a time: 15 s of backlog, so that a claim from the head comes
-		// while it lasts however slow the machine (one comes 20 head-claim
-		// durations after the last; on a loaded machine a head claim can
-		// take 300 ms). After that the rest of the backlog runs at once.
+		// while it lasts however slow the machine (one comes 5 s after the
+		// last at most). After that the rest of the backlog runs at once.
 		if urgentRan.Load() < 2 {
 			time.Sleep(20 * time.Millisecond)
 		}

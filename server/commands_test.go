@@ -56,11 +56,12 @@ func TestServeConfig(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "skiplock.db")); err != nil {
 		t.Fatalf("default database: %v", err)
 	}
-	logs := p.logs()
+	// The auth line follows the listening line, which startServe waited
+	// for: the log is read as the server writes it.
 	for _, want := range []string{"msg=database driver=sqlite", "msg=listening", "msg=auth mode=open"} {
-		if !strings.Contains(logs, want) {
-			t.Errorf("start-up log lacks %q: %s", want, logs)
-		}
+		testwait.Until(t, 30*time.Second, fmt.Sprintf("the start-up log to have %q", want), func() bool {
+			return strings.Contains(p.logs(), want)
+		})
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	<-p.done
