@@ -26,23 +26,14 @@ type claimPlace struct {
 // locked) waits for the first claim after that. A head claim costs a
 // millisecond or so, but every entry of an already claimed job that vacuum
 // has not yet removed adds to it, and a long transaction elsewhere keeps
-// them all. The interval is 20 times the cost the place keeps
-// (headCostAfter), so that head claims take a twentieth of the time, and
-// never past maxHeadEvery, so that such a job waits seconds at most: a head
+// them all. The interval is 20 times the last head claim's cost, so that
+// head claims take a twentieth of the time, and never past maxHeadEvery: a
+// head claim slowed by something else (a new connection, a lock waited for,
+// a pause of the machine) does not keep such a job waiting longer. A head
 // claim that costs more than maxHeadEvery/20 (250 ms) takes a larger share.
 func headEvery(cost time.Duration) time.Duration { return min(20*cost, maxHeadEvery) }
 
 const maxHeadEvery = 5 * time.Second
-
-// headCostAfter answers the cost a place keeps after a head claim that
-// took took, when it kept was before (0 before its first). It at most
-// doubles, from 1 ms at least: one claim slowed by something else (a new
-// connection, a lock waited for, a pause of the machine) does not put the
-// next head claim far away, while a cost that stays high is reached in a
-// few head claims.
-func headCostAfter(was, took time.Duration) time.Duration {
-	return min(took, 2*max(was, time.Millisecond))
-}
 
 // claim claims through drv with p, starting after the place unless a head
 // claim is due, and moves the place to the last job claimed.
@@ -69,7 +60,7 @@ func (cp *claimPlace) claim(ctx context.Context, drv driver.JobStore, p driver.C
 	}
 	cp.mu.Lock()
 	if head {
-		cp.lastHead, cp.headCost = time.Now(), headCostAfter(cp.headCost, time.Since(start))
+		cp.lastHead, cp.headCost = time.Now(), time.Since(start)
 	}
 	if len(jobs) > 0 {
 		cp.floor = &last

@@ -93,33 +93,16 @@ type startArgs struct{}
 
 func (startArgs) Kind() string { return "start" }
 
-// One slow head claim does not put the next far away: the cost a place
-// keeps at most doubles per head claim, and the interval stays within
-// maxHeadEvery whatever the cost.
+// One slow head claim does not put the next far away: the interval is 20
+// times a head claim's cost, and maxHeadEvery at most.
 func TestHeadClaimIntervalAfterASlowHeadClaim(t *testing.T) {
 	t.Parallel()
-	if got := headCostAfter(0, 900*time.Millisecond); got != 2*time.Millisecond {
-		t.Fatalf("a first head claim of 900 ms (a new connection) kept %v", got)
+	if got := headEvery(2 * time.Millisecond); got != 40*time.Millisecond {
+		t.Fatalf("head claims of 2 ms come every %v, want 40ms", got)
 	}
-	if got := headCostAfter(0, 300*time.Microsecond); got != 300*time.Microsecond {
-		t.Fatalf("a first head claim of 0.3 ms kept %v", got)
-	}
-	cost := headCostAfter(time.Millisecond, 8*time.Second) // a lock waited for
-	if cost != 2*time.Millisecond || headEvery(cost) != 40*time.Millisecond {
-		t.Fatalf("after a 1 ms head claim, one of 8 s kept %v (next head claim after %v)", cost, headEvery(cost))
-	}
-	if got := headCostAfter(200*time.Millisecond, time.Millisecond); got != time.Millisecond {
-		t.Fatalf("a fast head claim after slow ones kept %v", got)
-	}
-	// A cost that stays high is reached in a few head claims.
-	cost = time.Millisecond
-	for range 10 {
-		cost = headCostAfter(cost, 600*time.Millisecond)
-	}
-	if cost != 600*time.Millisecond {
-		t.Fatalf("after ten head claims of 600 ms the cost is %v", cost)
-	}
-	if got := headEvery(cost); got != maxHeadEvery {
-		t.Fatalf("head claims of 600 ms come every %v, want %v", got, maxHeadEvery)
+	for _, cost := range []time.Duration{250 * time.Millisecond, 900 * time.Millisecond, time.Minute} {
+		if got := headEvery(cost); got != maxHeadEvery {
+			t.Fatalf("after a head claim of %v the next comes after %v, want %v", cost, got, maxHeadEvery)
+		}
 	}
 }

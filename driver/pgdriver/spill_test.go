@@ -65,6 +65,16 @@ func tableOf(t *testing.T, d *pgdriver.Driver, id int64) string {
 	return table
 }
 
+// inHotTable fails t unless each job of ids is in the hot table itself.
+func inHotTable(t *testing.T, d *pgdriver.Driver, ids ...int64) {
+	t.Helper()
+	for _, id := range ids {
+		if got := tableOf(t, d, id); got != "skiplock_jobs" {
+			t.Fatalf("job %d is in %q, not in the hot table", id, got)
+		}
+	}
+}
+
 func spillTables(t *testing.T, d *pgdriver.Driver) int {
 	t.Helper()
 	var n int
@@ -184,11 +194,7 @@ func TestHotTableSpillTakesNewJobsWhileTheTableIsHeld(t *testing.T) {
 		t.Fatalf("%d jobs live after the completions, want 7", live)
 	}
 	endHold(t, d, holder, quickGrace)
-	for _, id := range []int64{many[1].Job.ID, started.ID, before[0]} {
-		if got := tableOf(t, d, id); got != "skiplock_jobs" {
-			t.Fatalf("job %d is in %q after the spill table went", id, got)
-		}
-	}
+	inHotTable(t, d, many[1].Job.ID, started.ID, before[0])
 	// The started job's worker still finds it by id.
 	if _, err := d.JobComplete(ctx, driver.CompleteParams{HeldJob: driver.HeldJob{ID: started.ID, Attempt: started.Attempt, WorkerID: "w"}}); err != nil {
 		t.Fatalf("complete the started job after the move: %v", err)
@@ -295,11 +301,7 @@ func TestInsertOutlivesADroppedSpillTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("insert and start: %v", err)
 	}
-	for _, id := range append(ids, r[0].Job.ID, started.ID) {
-		if got := tableOf(t, d, id); got != "skiplock_jobs" {
-			t.Fatalf("job %d is in %q", id, got)
-		}
-	}
+	inHotTable(t, d, append(ids, r[0].Job.ID, started.ID)...)
 }
 
 // A spill table has what makes the hot table what it is, but its name:
@@ -467,11 +469,7 @@ func TestSQLEnqueueGoesToTheSpillTarget(t *testing.T) {
 	if _, err := stale.Exec(ctx, `COMMIT`); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []int64{spilled, later, late} {
-		if got := tableOf(t, d, id); got != "skiplock_jobs" {
-			t.Fatalf("job %d is in %q after the spill table went", id, got)
-		}
-	}
+	inHotTable(t, d, spilled, later, late)
 }
 
 // Migration 026 changes skiplock_enqueue in place, and going down gives
