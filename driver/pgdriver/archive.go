@@ -76,7 +76,7 @@ type hotTableUpkeep struct {
 	peak, lastPeak int64
 	windowStart    time.Time
 	emptied        map[string]bool      // spill tables emptied since they were a target
-	missed         map[string]time.Time // spill tables whose lock was not had, and when
+	notBefore      map[string]time.Time // spill tables not to be looked at again before then
 }
 
 // peakWindow: the live jobs a rebuild compares the table's size with are

@@ -43,3 +43,11 @@ func TrustSpillTarget(d *Driver, table string) {
 	d.sp.target, d.sp.readAt = table, time.Now().Add(time.Hour)
 	d.sp.mu.Unlock()
 }
+
+// LookAgainAtSpills lets d's next look at its spill tables look at each,
+// however recently one was counted or missed its lock.
+func LookAgainAtSpills(d *Driver) {
+	d.vac.mu.Lock()
+	d.vac.notBefore = nil
+	d.vac.mu.Unlock()
+}
