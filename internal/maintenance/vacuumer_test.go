@@ -41,6 +41,22 @@ func leaveDeadRows(t *testing.T, drv *pgdriver.Driver, n int) {
 	}
 }
 
+// statsSeeDeleted waits until the statistics count n jobs inserted into
+// the hot table and none live (each session sends its counts within a
+// second or so of its transaction).
+func statsSeeDeleted(t *testing.T, drv *pgdriver.Driver, n int) {
+	t.Helper()
+	testwait.Until(t, 30*time.Second, "the statistics to count the deleted burst", func() bool {
+		var seen bool
+		err := drv.Pool().QueryRow(t.Context(), `SELECT pg_stat_get_tuples_inserted('skiplock_jobs'::regclass) >= $1
+			AND pg_stat_get_live_tuples('skiplock_jobs'::regclass) = 0`, n).Scan(&seen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return seen
+	})
+}
+
 // vacuum asks for a vacuum past one dead row and answers whether it ran.
 func vacuum(t *testing.T, drv *pgdriver.Driver) bool {
 	t.Helper()
@@ -105,6 +121,10 @@ func TestVacuumerRebuildsABloatedTable(t *testing.T) {
 	drv, _ := pgtest.Schema(t)
 	ctx := t.Context()
 	leaveDeadRows(t, drv, 20000)
+	// The rebuild measures the table against the most live jobs counted
+	// in the last 15–30 s: a first look while the statistics had the
+	// burst's inserts and not yet its delete would put it off that long.
+	statsSeeDeleted(t, drv, 20000)
 	var before int64
 	if err := drv.Pool().QueryRow(ctx, `SELECT pg_total_relation_size('skiplock_jobs')`).Scan(&before); err != nil {
 		t.Fatal(err)
@@ -134,6 +154,7 @@ func TestVacuumerSpillsWhileATransactionHoldsTheTable(t *testing.T) {
 	ctx := t.Context()
 	holder := pgtest.HoldTable(t, url)
 	leaveDeadRows(t, drv, 20000)
+	statsSeeDeleted(t, drv, 20000)
 	v := &Vacuumer{Store: drv, Spill: driver.SpillLimits{Grace: 100 * time.Millisecond}}
 	spillTables := func() int {
 		var n int
