@@ -14,7 +14,7 @@ import (
 )
 
 // Modes are the bench's modes.
-var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady", "flood"}
+var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady", "flood", "commit"}
 
 // Options configure one run of Skiplock; zero values take the defaults
 // (for the client: Skiplock's own).
@@ -23,9 +23,10 @@ type Options struct {
 	Mode        string
 	// Jobs to drain or insert.
 	Jobs int
-	// Duration of e2e, latency, http and steady.
+	// Duration of e2e, latency, http, steady and commit.
 	Duration time.Duration
-	// Rate of latency's and steady's enqueues per second.
+	// Rate of latency's and steady's enqueues per second, and of commit's
+	// inserts.
 	Rate float64
 	// SampleEvery is steady's sampling interval of the hot table's dead
 	// tuples (default a second).
@@ -176,6 +177,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--loops: must be between 1 and 256, got %d", o.Loops)
 	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C || o.FullJobs) && o.Mode != "http":
 		return fmt.Errorf("--claim-max, --loops, --h2c and --full-jobs apply to --mode http only")
+	case o.Mode == "commit" && (o.Workers > 0 || o.Producers > 0 || o.FetchCooldown > 0 ||
+		o.FetchPollInterval > 0 || o.CompleterBatch > 0 || o.TableOptions != "" || o.Purge > 0 || o.Fair):
+		return fmt.Errorf("--mode commit runs no Skiplock client: of its flags only --rate, --duration and --keep apply")
 	}
 	if err := o.validateFlow(); err != nil {
 		return err
@@ -213,6 +217,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if _, err := db.Admin.Exec(ctx, "ALTER TABLE skiplock_jobs SET ("+o.TableOptions+")"); err != nil {
 			return Result{}, fmt.Errorf("--table-options: %w", err)
 		}
+	}
+	if o.Mode == "commit" {
+		insert, drop, err := db.CommitTable(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		defer drop()
+		h := &Harness{Progress: o.Progress}
+		return h.Commit(ctx, insert, o.Rate, o.Duration)
 	}
 	timer := &claimTimer{Driver: db.Driver}
 	cfg := skiplock.Config{Logger: o.Logger, FetchCooldown: o.FetchCooldown,

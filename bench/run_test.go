@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"database/sql"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,6 +22,7 @@ func TestRunModes(t *testing.T) {
 			{Mode: "e2e", Duration: 3 * time.Second, Batch: 50, Scheduled: 10},
 			{Mode: "latency", Duration: time.Second, Rate: 20},
 			{Mode: "steady", Duration: 2 * time.Second, Rate: 50, SampleEvery: 100 * time.Millisecond},
+			{Mode: "commit", Duration: time.Second, Rate: 20},
 		} {
 			name := db.name + "/" + o.Mode
 			if o.AfterIdle {
@@ -72,6 +75,8 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{Options{Mode: "http", ClaimMax: 1001}, "--claim-max"},
 		{Options{Mode: "e2e", ClaimMax: 10}, "--claim-max"},
 		{Options{Mode: "e2e", H2C: true}, "--h2c"},
+		{Options{Mode: "commit", Workers: 8}, "--mode commit"},
+		{Options{Mode: "commit", Rate: 0.5}, "--rate"},
 		{Options{Mode: "http", Loops: 1000}, "--loops"},
 	} {
 		err := c.o.Validate()
@@ -94,5 +99,31 @@ func TestWorkerArgs(t *testing.T) {
 	want = "bench-worker --queue bench --database-url postgres://x --workers 10 --fetch-cooldown 2ms"
 	if got != want {
 		t.Errorf("library worker args %q, want %q", got, want)
+	}
+}
+
+// --mode commit times bare inserts into a table of its own, one per slot
+// of --rate, and drops that table after: a SQLite file it was given keeps
+// nothing of it.
+func TestCommitModeLeavesNoTable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench.db")
+	res, err := Run(t.Context(), Options{DatabaseURL: "sqlite:" + path, Mode: "commit", Duration: time.Second, Rate: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Jobs != 20 || res.P50 <= 0 || res.P99 < res.P50 {
+		t.Errorf("commit result %s, want 20 inserts with their percentiles", res.Line())
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var tables int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = ?`, commitTable).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables != 0 {
+		t.Errorf("%s is still in the file after the run", commitTable)
 	}
 }

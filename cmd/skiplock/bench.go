@@ -33,7 +33,11 @@ work at once for --duration), latency (enqueue at --rate, enqueue→start
 percentiles), insert (bulk insert rate), http (e2e through a skiplock serve
 process and --procs HTTP worker processes claiming --claim-max jobs a call),
 steady (offer --rate jobs a second for --duration, open loop: due→start
-percentiles, claim p95, the hot table's dead tuples sampled every second). The last stdout line is
+percentiles, claim p95, the hot table's dead tuples sampled every second),
+flood (one tenant's --jobs, then --small jobs of another, worked together:
+how many of the first's had run when the second's last one ran), commit (the database's own floor: a bare one-row INSERT
+into a table of the bench's own, each its own transaction, at --rate for
+--duration; percentiles of the calls; no Skiplock runs). The last stdout line is
 "result mode=… jobs=… jobs_per_sec=… p50_ms=… p95_ms=… p99_ms=…".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -99,8 +103,8 @@ percentiles, claim p95, the hot table's dead tuples sampled every second). The l
 	f := cmd.Flags()
 	f.StringVar(&o.Mode, "mode", "drain", strings.Join(bench.Modes, ", "))
 	f.IntVar(&o.Jobs, "jobs", bench.DefaultJobs, "jobs to drain or insert")
-	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e and latency run")
-	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency and steady: jobs enqueued per second, one at a time")
+	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e, latency, http, steady and commit run")
+	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency and steady: jobs enqueued per second, one at a time; commit: inserts per second")
 	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 1000)")
 	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
 	f.IntVar(&o.Producers, "producers", 0, "goroutines inserting at once (default: 1 for e2e and drain, one per CPU for insert)")
