@@ -85,6 +85,15 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	if err != nil {
 		return res, err
 	}
+	// Without dependencies or waiting jobs (a queue that uses no
+	// workflows) there is nothing to settle: one small statement instead of
+	// a transaction whose join over the archive's partitions is planned
+	// again whenever their statistics change.
+	var deps, waiting bool
+	if err := e.q.QueryRow(ctx, anyDepsOrWaiting).Scan(&deps, &waiting); err != nil || !deps && !waiting {
+		res.Queues = queues
+		return res, err
+	}
 	err = e.inTx(ctx, func(tx executor) error {
 		rows, err := tx.q.Query(ctx, depsSettled.SQL, depsSettled.Args(limitArg{limit})...)
 		if err != nil {
@@ -113,6 +122,10 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	res.Queues = queues
 	return res, err
 }
+
+// anyDepsOrWaiting answers whether a dependency link and a waiting job
+// exist.
+const anyDepsOrWaiting = `SELECT EXISTS (SELECT FROM skiplock_job_deps), EXISTS (SELECT FROM skiplock_jobs WHERE state = 'waiting')`
 
 // DepsOfParents removes and answers the dependency links to parents.
 func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.DepLink, error) {
