@@ -35,9 +35,10 @@ process and --procs HTTP worker processes claiming --claim-max jobs a call),
 steady (offer --rate jobs a second for --duration, open loop: due→start
 percentiles, claim p95, the hot table's dead tuples sampled every second),
 flood (one tenant's --jobs, then --small jobs of another, worked together:
-how many of the first's had run when the second's last one ran), commit (the database's own floor: a bare one-row INSERT
-into a table of the bench's own, each its own transaction, at --rate for
---duration; percentiles of the calls; no Skiplock runs). The last stdout line is
+how many of the first's had run when the second's last one ran), commit
+(the database's own floor: a bare one-row INSERT into a table of the
+bench's own, each its own transaction, at --rate for --duration;
+percentiles of the calls; no Skiplock runs). The last stdout line is
 "result mode=… jobs=… jobs_per_sec=… p50_ms=… p95_ms=… p99_ms=…".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
