@@ -123,8 +123,8 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	return res, err
 }
 
-// anyDepsOrWaiting answers whether a dependency link and a waiting job
-// exist.
+// anyDepsOrWaiting answers whether any dependency link exists, and whether
+// any job is waiting.
 const anyDepsOrWaiting = `SELECT EXISTS (SELECT FROM skiplock_job_deps), EXISTS (SELECT FROM skiplock_jobs WHERE state = 'waiting')`
 
 // DepsOfParents removes and answers the dependency links to parents.
