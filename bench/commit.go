@@ -20,27 +20,23 @@ const commitTable = "skiplock_bench_commit"
 // for d. Nothing of Skiplock runs; its insert is such a commit and more.
 // The percentiles are of the insert calls.
 func (h *Harness) Commit(ctx context.Context, insert func(ctx context.Context, payload string) error, perSec float64, d time.Duration) (Result, error) {
-	interval := time.Duration(float64(time.Second) / perSec)
 	calls := make([]time.Duration, 0, int(perSec*d.Seconds())+1)
 	start := time.Now()
 	stopProgress := h.show(func() string {
 		return fmt.Sprintf("commit %s/%s inserted %d", time.Since(start).Truncate(time.Second), d, len(calls))
 	})
 	defer stopProgress()
-	for i := int64(0); ; i++ {
-		at := start.Add(time.Duration(i) * interval)
-		if at.Sub(start) >= d {
-			break
-		}
-		if err := sleep(ctx, time.Until(at)); err != nil {
-			return Result{}, err
-		}
+	err := paced(ctx, start, perSec, d, func(time.Time) error {
 		called := time.Now()
 		// The payload of a bench job: its enqueue time.
 		if err := insert(ctx, `{"t":`+strconv.FormatInt(called.UnixNano(), 10)+`}`); err != nil {
-			return Result{}, fmt.Errorf("insert into %s: %w", commitTable, err)
+			return fmt.Errorf("insert into %s: %w", commitTable, err)
 		}
 		calls = append(calls, time.Since(called))
+		return nil
+	})
+	if err != nil {
+		return Result{}, err
 	}
 	n := int64(len(calls))
 	slices.Sort(calls)

@@ -316,7 +316,6 @@ func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d tim
 	if err := sleep(ctx, 500*time.Millisecond); err != nil {
 		return Result{}, err
 	}
-	interval := time.Duration(float64(time.Second) / perSec)
 	start := time.Now()
 	during := h.startDuring(ctx)
 	var sent int64
@@ -326,22 +325,18 @@ func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d tim
 	stopProgress := h.show(func() string {
 		return fmt.Sprintf("%s latency %s/%s worked %d", sys.Name(), time.Since(start).Truncate(time.Second), d, worked.Load())
 	})
-	for i := int64(0); ; i++ {
-		at := start.Add(time.Duration(i) * interval)
-		if at.Sub(start) >= d {
-			break
-		}
-		if err := sleep(ctx, time.Until(at)); err != nil {
-			stopProgress()
-			return Result{}, err
-		}
+	err = paced(ctx, start, perSec, d, func(time.Time) error {
 		enqueued := time.Now()
 		if err := sys.Insert(ctx, 1, enqueued); err != nil {
-			stopProgress()
-			return Result{}, fmt.Errorf("insert: %w", err)
+			return fmt.Errorf("insert: %w", err)
 		}
 		calls = append(calls, time.Since(enqueued))
 		sent++
+		return nil
+	})
+	if err != nil {
+		stopProgress()
+		return Result{}, err
 	}
 	waitUntil := time.Now().Add(10 * time.Second)
 	for worked.Load() < sent && time.Now().Before(waitUntil) {
@@ -366,6 +361,25 @@ func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d tim
 		P50: percentile(lat, 0.50), P95: percentile(lat, 0.95), P99: percentile(lat, 0.99),
 		Extra: append([]string{fmt.Sprintf("insert_p50_ms=%.2f insert_p99_ms=%.2f",
 			ms(percentile(calls, 0.50)), ms(percentile(calls, 0.99)))}, extra...)}, nil
+}
+
+// paced calls do once for each slot of an offer of perSec a second from
+// start for d, at the slot's due time, one call at a time; it answers the
+// first error of do or of ctx.
+func paced(ctx context.Context, start time.Time, perSec float64, d time.Duration, do func(due time.Time) error) error {
+	interval := time.Duration(float64(time.Second) / perSec)
+	for i := int64(0); ; i++ {
+		at := start.Add(time.Duration(i) * interval)
+		if at.Sub(start) >= d {
+			return nil
+		}
+		if err := sleep(ctx, time.Until(at)); err != nil {
+			return err
+		}
+		if err := do(at); err != nil {
+			return err
+		}
+	}
 }
 
 func percentile(sorted []time.Duration, q float64) time.Duration {

@@ -71,27 +71,22 @@ func (h *Harness) Steady(ctx context.Context, sys System, perSec float64, d time
 		defer close(sampled)
 		dead, deadErr = sample(runCtx, probe)
 	}()
-	interval := time.Duration(float64(time.Second) / perSec)
 	start := time.Now()
 	stopProgress := h.show(func() string {
 		return fmt.Sprintf("%s steady %s/%s offered %.0f/s worked %d", sys.Name(),
 			time.Since(start).Truncate(time.Second), d, perSec, worked.Load())
 	})
 	var sent int64
-	for i := int64(0); ; i++ {
-		at := start.Add(time.Duration(i) * interval)
-		if at.Sub(start) >= d {
-			break
-		}
-		if sleep(runCtx, time.Until(at)) != nil {
-			break
-		}
+	// An insert's error or ctx's ends the offer; both are answered below.
+	_ = paced(runCtx, start, perSec, d, func(at time.Time) error {
 		select {
 		case due <- at:
 			sent++
+			return nil
 		case <-runCtx.Done():
+			return runCtx.Err()
 		}
-	}
+	})
 	close(due)
 	wg.Wait()
 	// Inserts that could not keep up ran past d: the rate is what the
