@@ -89,12 +89,23 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	// workflows) there is nothing to settle: one small statement instead of
 	// a transaction whose join over the archive's partitions is planned
 	// again whenever their statistics change.
-	var deps, waiting bool
-	if err := e.q.QueryRow(ctx, anyDepsOrWaiting).Scan(&deps, &waiting); err != nil || !deps && !waiting {
-		res.Queues = queues
-		return res, err
+	var anyDeps, anyWaiting bool
+	err = e.q.QueryRow(ctx, anyDepsOrWaiting).Scan(&anyDeps, &anyWaiting)
+	if err == nil && (anyDeps || anyWaiting) {
+		var released []string
+		released, err = e.settleDeps(ctx, limit)
+		queues = append(queues, released...)
 	}
-	err = e.inTx(ctx, func(tx executor) error {
+	res.Queues = queues
+	return res, err
+}
+
+// settleDeps settles up to limit dependencies whose parents finished and
+// releases the waiting jobs left without any, in one transaction; it
+// answers the queues of the released jobs.
+func (e executor) settleDeps(ctx context.Context, limit int) ([]string, error) {
+	var queues []string
+	err := e.inTx(ctx, func(tx executor) error {
 		rows, err := tx.q.Query(ctx, depsSettled.SQL, depsSettled.Args(limitArg{limit})...)
 		if err != nil {
 			return err
@@ -115,12 +126,10 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 				return err
 			}
 		}
-		released, err := tx.ReleaseWaiting(ctx)
-		queues = append(queues, released...)
+		queues, err = tx.ReleaseWaiting(ctx)
 		return err
 	})
-	res.Queues = queues
-	return res, err
+	return queues, err
 }
 
 // anyDepsOrWaiting answers whether any dependency link exists, and whether
