@@ -34,6 +34,8 @@ type Client struct {
 	contracts contractState
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
 	claimPlaces claimPlaces
+	// gathered joins one worker's claims and reports in flight at once.
+	gathered externalGather
 	// pollers are the long-polling claims of external workers; listener
 	// is the one wake-up listener, for them and for the producers.
 	pollers  pollers

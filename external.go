@@ -67,7 +67,7 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	}
 	for {
 		woken := c.pollers.wait(p.Queue)
-		jobs, err := place.claim(context.WithoutCancel(ctx), c.driver, cp)
+		jobs, err := c.claimGathered(context.WithoutCancel(ctx), place, cp)
 		left := time.Until(deadline)
 		if err != nil || len(jobs) > 0 || left <= 0 {
 			return jobs, err

@@ -58,7 +58,7 @@ func (c *Client) CompleteMany(ctx context.Context, workerID string, items []Comp
 	if len(params) == 0 {
 		return out, nil
 	}
-	done, err := c.driver.JobCompleteMany(ctx, params)
+	done, err := c.completeGathered(ctx, workerID, params)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,196 @@
+package skiplock
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/sqlitetest"
+)
+
+// gateDriver holds its first claim and its first batch report until
+// released, and records the size of each: how many jobs each claim asked
+// for and each report named.
+type gateDriver struct {
+	driver.Driver
+	mu               sync.Mutex
+	claims, reports  []int
+	claimIn, claimGo chan struct{}
+	doneIn, doneGo   chan struct{}
+}
+
+func newGateDriver(d driver.Driver) *gateDriver {
+	return &gateDriver{Driver: d, claimIn: make(chan struct{}), claimGo: make(chan struct{}),
+		doneIn: make(chan struct{}), doneGo: make(chan struct{})}
+}
+
+// hold records n and, on the first call of its kind, says so on in and
+// waits for out.
+func (d *gateDriver) hold(calls *[]int, n int, in, out chan struct{}) {
+	d.mu.Lock()
+	*calls = append(*calls, n)
+	first := len(*calls) == 1
+	d.mu.Unlock()
+	if first {
+		close(in)
+		<-out
+	}
+}
+
+func (d *gateDriver) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
+	d.hold(&d.claims, p.Max, d.claimIn, d.claimGo)
+	return d.Driver.JobClaim(ctx, p)
+}
+
+func (d *gateDriver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+	d.hold(&d.reports, len(jobs), d.doneIn, d.doneGo)
+	return d.Driver.JobCompleteMany(ctx, jobs)
+}
+
+func (d *gateDriver) sizes() (claims, reports []int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.claims), slices.Clone(d.reports)
+}
+
+// waitGathered waits until n calls wait behind a run of g's key.
+func waitGathered(t *testing.T, what string, waiting func() (int, bool), n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got, running := waiting()
+		if running && got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d calls waiting (a run under way: %v), want %d", what, got, running, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestOneWorkersCallsInFlightShareAStatement: claims and batch reports of
+// one external worker that arrive while another of its statements runs go
+// into the next statement together, and each call still gets its own
+// jobs and outcomes: claims get disjoint jobs, at most as many as each
+// asked for; of two reports of one job, the first finishes it and the
+// second waits for a statement of its own, where it is refused.
+func TestOneWorkersCallsInFlightShareAStatement(t *testing.T) {
+	t.Parallel()
+	for name, open := range map[string]func(t *testing.T) driver.Driver{
+		"postgres": func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d },
+		"sqlite":   func(t *testing.T) driver.Driver { return sqlitetest.New(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			drv := newGateDriver(open(t))
+			c, err := NewClient(drv, &Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 30 {
+				if _, err := c.Insert(ctx, startArgs{}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			// Claims: the first holds the statement; three more wait and
+			// go together.
+			claimed := make([][]*JobRow, 4)
+			var wg sync.WaitGroup
+			claim := func(i, max int) {
+				wg.Go(func() {
+					jobs, err := c.Claim(ctx, ClaimParams{Queue: "default", WorkerID: "w", Max: max})
+					if err != nil {
+						t.Errorf("claim %d: %v", i, err)
+					}
+					claimed[i] = jobs
+				})
+			}
+			place := c.claimPlaces.of("default", nil, nil)
+			key := claimKey{place: place, worker: "w", lease: c.config.Lease}
+			claim(0, 5)
+			<-drv.claimIn
+			for i, max := range []int{5, 10, 3} {
+				claim(i+1, max)
+				waitGathered(t, "claims", func() (int, bool) { return c.gathered.claims.Waiting(key) }, i+1)
+			}
+			close(drv.claimGo)
+			wg.Wait()
+			claims, _ := drv.sizes()
+			if !slices.Equal(claims, []int{5, 18}) {
+				t.Fatalf("claim statements asked for %v jobs, want [5 18]", claims)
+			}
+			seen := map[int64]bool{}
+			for i, want := range []int{5, 5, 10, 3} {
+				if len(claimed[i]) != want {
+					t.Fatalf("claim %d got %d jobs, want %d", i, len(claimed[i]), want)
+				}
+				for _, j := range claimed[i] {
+					if seen[j.ID] || j.WorkerID != "w" || j.State != StateRunning {
+						t.Fatalf("claim %d: job %d (seen before: %v) is %s for %q", i, j.ID, seen[j.ID], j.State, j.WorkerID)
+					}
+					seen[j.ID] = true
+				}
+			}
+
+			// Reports: the first holds the statement; the next two go
+			// together; a report of a job one of them names waits.
+			items := func(jobs []*JobRow) []CompleteManyItem {
+				var out []CompleteManyItem
+				for _, j := range jobs {
+					out = append(out, CompleteManyItem{ID: j.ID, Attempt: j.Attempt})
+				}
+				return out
+			}
+			reports := [][]CompleteManyItem{items(claimed[0]), items(claimed[1]), items(claimed[2]), items(claimed[1][:1])}
+			results := make([][]CompleteManyResult, len(reports))
+			report := func(i int) {
+				wg.Go(func() {
+					res, err := c.CompleteMany(ctx, "w", reports[i])
+					if err != nil {
+						t.Errorf("report %d: %v", i, err)
+					}
+					results[i] = res
+				})
+			}
+			report(0)
+			<-drv.doneIn
+			for i := 1; i < len(reports); i++ {
+				report(i)
+				waitGathered(t, "reports", func() (int, bool) { return c.gathered.reports.Waiting("w") }, i)
+			}
+			close(drv.doneGo)
+			wg.Wait()
+			_, sizes := drv.sizes()
+			if !slices.Equal(sizes, []int{5, 15, 1}) {
+				t.Fatalf("report statements named %v jobs, want [5 15 1]", sizes)
+			}
+			for i, res := range results[:3] {
+				for _, r := range res {
+					if r.Err != nil {
+						t.Fatalf("report %d: job %d: %v", i, r.ID, r.Err)
+					}
+				}
+			}
+			if r := results[3]; len(r) != 1 || !errors.Is(r[0].Err, ErrLeaseLost) && !errors.Is(r[0].Err, ErrNotFound) {
+				t.Fatalf("the second report of job %d: %+v, want it refused", claimed[1][0].ID, r)
+			}
+			for _, jobs := range claimed[:3] {
+				for _, j := range jobs {
+					got, err := drv.JobGet(ctx, j.ID)
+					if err != nil || got.State != StateCompleted {
+						t.Fatalf("job %d after its report: %+v, %v", j.ID, got, err)
+					}
+				}
+			}
+		})
+	}
+}
