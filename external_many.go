@@ -32,8 +32,9 @@ type CompleteManyResult struct {
 	Err error
 }
 
-// CompleteMany finishes jobs an external worker ran, in one statement,
-// each fenced on workerID and its attempt as Complete fences one. A job
+// CompleteMany finishes jobs an external worker ran, in one statement
+// (with the same worker's reports in flight, external_gather.go), each
+// fenced on workerID and its attempt as Complete fences one. A job
 // the fence refuses does not hold the others back: each job's outcome is
 // in its result, in order. The error is for the batch as a whole: bad
 // input (nothing is stored) or the database.
