@@ -56,6 +56,17 @@ func waitWaiting[K comparable, T any](t *testing.T, g *Gather[K, T], key K, n in
 	}
 }
 
+// heldRun starts a call of value 1 under key "a" whose run waits until
+// release is called, and returns once that run is under way.
+func heldRun(t *testing.T, g *Gather[string, *op], fits func([]*op, *op) bool) (r *recorder, wg *sync.WaitGroup, release func()) {
+	t.Helper()
+	hold := make(chan struct{})
+	r, wg = &recorder{hold: hold}, &sync.WaitGroup{}
+	wg.Go(func() { g.Do("a", &op{n: 1}, fits, r.run) })
+	waitWaiting(t, g, "a", 0)
+	return r, wg, func() { close(hold) }
+}
+
 func TestAnIdleKeyRunsACallAlone(t *testing.T) {
 	var g Gather[string, *op]
 	r := &recorder{}
@@ -76,18 +87,13 @@ func TestAnIdleKeyRunsACallAlone(t *testing.T) {
 
 func TestCallsThatWaitRunTogether(t *testing.T) {
 	var g Gather[string, *op]
-	release := make(chan struct{})
-	r := &recorder{hold: release}
-	var wg sync.WaitGroup
-	first := &op{n: 1}
-	wg.Go(func() { g.Do("a", first, all, r.run) })
-	waitWaiting(t, &g, "a", 0)
+	r, wg, release := heldRun(t, &g, all)
 	ops := []*op{{n: 2}, {n: 3}, {n: 4}}
 	for i, o := range ops {
 		wg.Go(func() { g.Do("a", o, all, r.run) })
 		waitWaiting(t, &g, "a", i+1)
 	}
-	close(release)
+	release()
 	wg.Wait()
 	if want := [][]int{{1}, {2, 3, 4}}; !slices.EqualFunc(r.batches, want, slices.Equal) {
 		t.Fatalf("batches %v, want %v", r.batches, want)
@@ -101,8 +107,6 @@ func TestCallsThatWaitRunTogether(t *testing.T) {
 
 func TestACallThatDoesNotFitWaitsForTheNextRun(t *testing.T) {
 	var g Gather[string, *op]
-	release := make(chan struct{})
-	r := &recorder{hold: release}
 	// A batch holds values summing to at most 5.
 	fits := func(batch []*op, w *op) bool {
 		sum := w.n
@@ -111,14 +115,12 @@ func TestACallThatDoesNotFitWaitsForTheNextRun(t *testing.T) {
 		}
 		return sum <= 5
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { g.Do("a", &op{n: 1}, fits, r.run) })
-	waitWaiting(t, &g, "a", 0)
+	r, wg, release := heldRun(t, &g, fits)
 	for i, n := range []int{2, 4, 3, 1} {
 		wg.Go(func() { g.Do("a", &op{n: n}, fits, r.run) })
 		waitWaiting(t, &g, "a", i+1)
 	}
-	close(release)
+	release()
 	wg.Wait()
 	// 2 leads and takes 3 (2+3 = 5); 4 does not fit, nor 1 after 3;
 	// 4 leads next and takes 1.
@@ -129,17 +131,13 @@ func TestACallThatDoesNotFitWaitsForTheNextRun(t *testing.T) {
 
 func TestKeysDoNotWaitForEachOther(t *testing.T) {
 	var g Gather[string, *op]
-	release := make(chan struct{})
-	r := &recorder{hold: release}
-	var wg sync.WaitGroup
-	wg.Go(func() { g.Do("a", &op{n: 1}, all, r.run) })
-	waitWaiting(t, &g, "a", 0)
+	r, wg, release := heldRun(t, &g, all)
 	b := &op{n: 2}
 	g.Do("b", b, all, r.run) // returns while "a" is held
 	if b.run != 1 {
 		t.Fatalf("key b's call ran in run %d, want 1", b.run)
 	}
-	close(release)
+	release()
 	wg.Wait()
 }
 
@@ -184,11 +182,7 @@ func TestAPanicReachesEveryCallItTook(t *testing.T) {
 
 func TestATakenCallGetsTheRunsPanic(t *testing.T) {
 	var g Gather[string, *op]
-	release := make(chan struct{})
-	r := &recorder{hold: release}
-	var wg sync.WaitGroup
-	wg.Go(func() { g.Do("a", &op{n: 1}, all, r.run) })
-	waitWaiting(t, &g, "a", 0)
+	_, wg, release := heldRun(t, &g, all)
 	var got [2]any
 	boom := func(batch []*op) {
 		if len(batch) != 2 {
@@ -203,7 +197,7 @@ func TestATakenCallGetsTheRunsPanic(t *testing.T) {
 		})
 		waitWaiting(t, &g, "a", i+1)
 	}
-	close(release)
+	release()
 	wg.Wait()
 	if got[0] != "boom" || got[1] != "boom" {
 		t.Fatalf("the two gathered calls recovered %v and %v, want boom twice", got[0], got[1])
