@@ -45,7 +45,8 @@ const DefaultClaimRecheck = time.Second
 // its end even when ctx ends meanwhile (cancelled half way, a claim that
 // committed would leave its jobs to the rescuer): jobs it answers with
 // ctx ended are the caller's to hand back (HandBack). While it waits, the
-// end of ctx answers ctx.Err().
+// end of ctx answers ctx.Err(). The same worker's claims in flight at once
+// share one statement (external_gather.go).
 func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	if p.Wait < 0 {
 		return nil, invalid("wait_seconds", "must not be negative")
