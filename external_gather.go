@@ -22,11 +22,17 @@ type externalGather struct {
 }
 
 // claimKey names claims that one statement can make: one place (queue,
-// tenant, kinds), one worker, one lease.
+// tenant, kinds), one worker, one lease: each job its kind's (byKind), or
+// lease for every job.
 type claimKey struct {
 	place  *claimPlace
 	worker string
 	lease  time.Duration
+	byKind bool
+}
+
+func claimKeyOf(place *claimPlace, p driver.ClaimParams) claimKey {
+	return claimKey{place: place, worker: p.WorkerID, lease: p.DefaultLease, byKind: p.LeaseKinds != nil}
 }
 
 // claimCall is one Claim's share of a gathered claim.
@@ -44,7 +50,7 @@ const maxGatheredClaim = 1000
 // same worker's claims that wait for it.
 func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.ClaimParams) ([]*JobRow, error) {
 	call := &claimCall{params: p}
-	key := claimKey{place: place, worker: p.WorkerID, lease: p.DefaultLease}
+	key := claimKeyOf(place, p)
 	fits := func(batch []*claimCall, w *claimCall) bool {
 		n := w.params.Max
 		for _, b := range batch {

@@ -115,7 +115,7 @@ func TestOneWorkersCallsInFlightShareAStatement(t *testing.T) {
 				})
 			}
 			place := c.claimPlaces.of("default", nil, nil)
-			key := claimKey{place: place, worker: "w", lease: c.config.Lease}
+			key := claimKey{place: place, worker: "w", lease: c.config.Lease, byKind: true}
 			claim(0, 5)
 			<-drv.claimIn
 			for i, max := range []int{5, 10, 3} {
@@ -192,5 +192,36 @@ func TestOneWorkersCallsInFlightShareAStatement(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A claim with an explicit lease never joins one that leases each job for
+// its kind, even when that lease is the client's default.
+func TestClaimsJoinOnlyUnderOneLease(t *testing.T) {
+	t.Parallel()
+	c, err := NewClient(sqlitetest.New(t), &Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	place := c.claimPlaces.of("default", nil, nil)
+	key := func(p ClaimParams) claimKey {
+		cp, err := c.claimParams(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return claimKeyOf(place, cp)
+	}
+	byKind := key(ClaimParams{Queue: "default", WorkerID: "w", Max: 1})
+	if byKind != key(ClaimParams{Queue: "default", WorkerID: "w", Max: 7}) {
+		t.Fatal("two claims of one worker that differ only in max do not join")
+	}
+	for _, p := range []ClaimParams{
+		{Queue: "default", WorkerID: "w", Max: 1, Lease: c.config.Lease},
+		{Queue: "default", WorkerID: "w", Max: 1, Lease: time.Hour},
+		{Queue: "default", WorkerID: "v", Max: 1},
+	} {
+		if key(p) == byKind {
+			t.Fatalf("a claim with lease %v for worker %q joins the kind-leased claims of worker w", p.Lease, p.WorkerID)
+		}
 	}
 }
