@@ -115,7 +115,11 @@ func TestOneWorkersCallsInFlightShareAStatement(t *testing.T) {
 				})
 			}
 			place := c.claimPlaces.of("default", nil, nil)
-			key := claimKey{place: place, worker: "w", lease: c.config.Lease, byKind: true}
+			cp, err := c.claimParams(ClaimParams{Queue: "default", WorkerID: "w", Max: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := claimKeyOf(place, cp)
 			claim(0, 5)
 			<-drv.claimIn
 			for i, max := range []int{5, 10, 3} {
