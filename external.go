@@ -48,18 +48,45 @@ const DefaultClaimRecheck = time.Second
 // end of ctx answers ctx.Err(). The same worker's claims in flight at once
 // share one statement (external_gather.go).
 func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
+	_, jobs, err := c.CompleteAndClaim(ctx, nil, p)
+	return jobs, err
+}
+
+// CompleteAndClaim reports jobs an external worker finished and claims its
+// next ones in one transaction: a worker that reports its last jobs with
+// its next claim makes one call and one commit a round instead of two.
+// done is reported as CompleteMany reports it (each job fenced on
+// p.WorkerID and its attempt; a refused one holds the others back
+// neither), and its outcomes come in order; it may be empty. The claim is
+// Claim's, and runs after the reports in the same transaction: an error
+// before the first claim answered stores none of the reports. A claim
+// that then waits for jobs (p.Wait) waits with the reports stored: when
+// ctx ends meanwhile, it answers their outcomes with ctx.Err().
+func (c *Client) CompleteAndClaim(ctx context.Context, done []CompleteManyItem, p ClaimParams) ([]CompleteManyResult, []*JobRow, error) {
 	if p.Wait < 0 {
-		return nil, invalid("wait_seconds", "must not be negative")
+		return nil, nil, invalid("wait_seconds", "must not be negative")
+	}
+	if len(done) > 0 {
+		if err := checkCompleteMany("complete", p.WorkerID, done); err != nil {
+			return nil, nil, err
+		}
 	}
 	// The kinds' leases follow the stored contract set.
 	if err := c.LoadContracts(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cp, err := c.claimParams(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cp.Flow = c.flowClaims(p.Queue)
+	var results []CompleteManyResult
+	var reports []driver.CompleteParams
+	if len(done) > 0 {
+		if results, reports, err = c.heldReports(ctx, p.WorkerID, done); err != nil {
+			return nil, nil, err
+		}
+	}
 	place := c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds)
 	deadline := time.Now().Add(p.Wait)
 	recheck := p.Recheck
@@ -68,10 +95,17 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 	}
 	for {
 		woken := c.pollers.wait(p.Queue)
-		jobs, err := c.claimGathered(context.WithoutCancel(ctx), place, cp)
+		finished, jobs, err := c.claimGathered(context.WithoutCancel(ctx), place, cp, reports)
+		if err != nil {
+			return nil, nil, err
+		}
+		if reports != nil {
+			c.settleReports(ctx, results, finished)
+			reports = nil // stored: the claims that wait carry none
+		}
 		left := time.Until(deadline)
-		if err != nil || len(jobs) > 0 || left <= 0 {
-			return jobs, err
+		if len(jobs) > 0 || left <= 0 {
+			return results, jobs, nil
 		}
 		t := time.NewTimer(min(left, recheck))
 		select {
@@ -79,7 +113,7 @@ func (c *Client) Claim(ctx context.Context, p ClaimParams) ([]*JobRow, error) {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, ctx.Err()
+			return results, nil, ctx.Err()
 		}
 		t.Stop()
 	}

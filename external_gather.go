@@ -35,42 +35,110 @@ func claimKeyOf(place *claimPlace, p driver.ClaimParams) claimKey {
 	return claimKey{place: place, worker: p.WorkerID, lease: p.DefaultLease, byKind: p.LeaseKinds != nil}
 }
 
-// claimCall is one Claim's share of a gathered claim.
+// claimCall is one Claim's share of a gathered claim, and the reports
+// that go before it (CompleteAndClaim).
 type claimCall struct {
-	params driver.ClaimParams
-	jobs   []*JobRow
-	err    error
+	params  driver.ClaimParams
+	reports []driver.CompleteParams
+	jobs    []*JobRow
+	done    []int64
+	err     error
 }
 
 // maxGatheredClaim is the most jobs a gathered claim takes: the most one
 // claim may ask for.
 const maxGatheredClaim = 1000
 
-// claimGathered claims p.Max jobs at place, in one statement with the
-// same worker's claims that wait for it.
-func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.ClaimParams) ([]*JobRow, error) {
-	call := &claimCall{params: p}
+// claimGathered reports reports (none: a plain claim) and claims p.Max
+// jobs at place, in one transaction with the same worker's claims that
+// wait for it; it answers the ids of reports it finished, and the jobs.
+func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.ClaimParams, reports []driver.CompleteParams) ([]int64, []*JobRow, error) {
+	call := &claimCall{params: p, reports: reports}
 	key := claimKeyOf(place, p)
+	var named reportNames
 	fits := func(batch []*claimCall, w *claimCall) bool {
 		n := w.params.Max
 		for _, b := range batch {
 			n += b.params.Max
 		}
-		return n <= maxGatheredClaim
+		return n <= maxGatheredClaim && named.fit(batch[0].reports, w.reports)
 	}
 	c.gathered.claims.Do(key, call, fits, func(batch []*claimCall) {
 		cp := batch[0].params
-		for _, b := range batch[1:] {
-			cp.Max += b.params.Max
+		var reports []driver.CompleteParams
+		for i, b := range batch {
+			if i > 0 {
+				cp.Max += b.params.Max
+			}
+			reports = append(reports, b.reports...)
 		}
-		jobs, err := place.claim(ctx, c.driver, cp)
+		var done []int64
+		var jobs []*JobRow
+		var err error
+		if len(reports) == 0 {
+			jobs, err = place.claim(ctx, c.driver, cp)
+		} else {
+			done, jobs, err = c.completeClaim(ctx, place, reports, cp)
+		}
+		slices.Sort(done)
 		// The jobs come in claim order: each call takes its share in turn.
 		for _, b := range batch {
 			n := min(b.params.Max, len(jobs))
 			b.jobs, b.err, jobs = jobs[:n:n], err, jobs[n:]
+			b.done = ownDone(done, b.reports)
 		}
 	})
-	return call.jobs, call.err
+	return call.done, call.jobs, call.err
+}
+
+// completeClaim finishes reports and claims with cp at place in one
+// transaction.
+func (c *Client) completeClaim(ctx context.Context, place *claimPlace, reports []driver.CompleteParams, cp driver.ClaimParams) ([]int64, []*JobRow, error) {
+	if cc, err := driver.As[driver.CompleteClaimStore](c.driver); err == nil {
+		st := &reportingStore{JobStore: c.driver, cc: cc, reports: reports}
+		jobs, err := place.claim(ctx, st, cp)
+		return st.done, jobs, err
+	}
+	var done []int64
+	var jobs []*JobRow
+	err := driver.InTx(ctx, c.driver, func(tx driver.ExecutorTx) error {
+		var err error
+		if done, err = tx.JobCompleteMany(ctx, reports); err != nil {
+			return err
+		}
+		jobs, err = place.claim(ctx, tx, cp)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return done, jobs, nil
+}
+
+// reportingStore claims as its JobStore does, after finishing reports in
+// the claim's transaction.
+type reportingStore struct {
+	driver.JobStore
+	cc      driver.CompleteClaimStore
+	reports []driver.CompleteParams
+	done    []int64
+}
+
+func (s *reportingStore) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
+	done, jobs, err := s.cc.JobCompleteClaim(ctx, s.reports, p)
+	s.done = done
+	return jobs, err
+}
+
+// ownDone answers the ids of sorted done that reports name.
+func ownDone(done []int64, reports []driver.CompleteParams) []int64 {
+	var own []int64
+	for _, p := range reports {
+		if _, ok := slices.BinarySearch(done, p.ID); ok {
+			own = append(own, p.ID)
+		}
+	}
+	return own
 }
 
 // reportCall is one CompleteMany's share of a gathered report.
@@ -92,33 +160,45 @@ const gatheredReportTimeout = 30 * time.Second
 // and the other is refused, as when they run apart.
 func (c *Client) completeGathered(ctx context.Context, workerID string, params []driver.CompleteParams) ([]int64, error) {
 	call := &reportCall{ctx: ctx, params: params}
-	var named map[int64]bool
+	var named reportNames
 	fits := func(batch []*reportCall, w *reportCall) bool {
-		if named == nil {
-			named = map[int64]bool{}
-			for _, p := range batch[0].params {
-				named[p.ID] = true
-			}
-		}
-		n := len(w.params)
-		for _, b := range batch {
-			n += len(b.params)
-		}
-		if n > MaxCompleteMany {
-			return false
-		}
-		for _, p := range w.params {
-			if named[p.ID] {
-				return false
-			}
-		}
-		for _, p := range w.params {
-			named[p.ID] = true
-		}
-		return true
+		return named.fit(batch[0].params, w.params)
 	}
 	c.gathered.reports.Do(workerID, call, fits, c.runReports)
 	return call.done, call.err
+}
+
+// reportNames are the jobs the reports of one gathered statement name.
+type reportNames struct {
+	ids map[int64]bool
+	n   int
+}
+
+// fit answers whether reports w can join a statement whose first call
+// reports first (the batch's calls are offered in turn, each once), and
+// takes their names if so: at most MaxCompleteMany jobs, none named twice.
+// A report that names a job again waits for a statement of its own.
+func (r *reportNames) fit(first, w []driver.CompleteParams) bool {
+	if r.ids == nil {
+		r.ids = make(map[int64]bool, len(first)+len(w))
+		for _, p := range first {
+			r.ids[p.ID] = true
+		}
+		r.n = len(first)
+	}
+	if r.n+len(w) > MaxCompleteMany {
+		return false
+	}
+	for _, p := range w {
+		if r.ids[p.ID] {
+			return false
+		}
+	}
+	for _, p := range w {
+		r.ids[p.ID] = true
+	}
+	r.n += len(w)
+	return true
 }
 
 // runReports finishes a batch of reports in one statement and gives each
@@ -139,13 +219,8 @@ func (c *Client) runReports(batch []*reportCall) {
 	slices.Sort(done)
 	for _, b := range batch {
 		b.err = err
-		if err != nil {
-			continue
-		}
-		for _, p := range b.params {
-			if _, ok := slices.BinarySearch(done, p.ID); ok {
-				b.done = append(b.done, p.ID)
-			}
+		if err == nil {
+			b.done = ownDone(done, b.params)
 		}
 	}
 }

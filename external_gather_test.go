@@ -20,6 +20,7 @@ type gateDriver struct {
 	driver.Driver
 	mu               sync.Mutex
 	claims, reports  []int
+	reportClaims     [][2]int // a claim that reports: jobs reported, jobs asked for
 	claimIn, claimGo chan struct{}
 	doneIn, doneGo   chan struct{}
 }
@@ -50,6 +51,17 @@ func (d *gateDriver) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*dri
 func (d *gateDriver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
 	d.hold(&d.reports, len(jobs), d.doneIn, d.doneGo)
 	return d.Driver.JobCompleteMany(ctx, jobs)
+}
+
+func (d *gateDriver) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+	d.mu.Lock()
+	d.reportClaims = append(d.reportClaims, [2]int{len(done), p.Max})
+	d.mu.Unlock()
+	cc, err := driver.As[driver.CompleteClaimStore](d.Driver)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cc.JobCompleteClaim(ctx, done, p)
 }
 
 func (d *gateDriver) sizes() (claims, reports []int) {
@@ -227,5 +239,111 @@ func TestClaimsJoinOnlyUnderOneLease(t *testing.T) {
 		if key(p) == byKind {
 			t.Fatalf("a claim with lease %v for worker %q joins the kind-leased claims of worker w", p.Lease, p.WorkerID)
 		}
+	}
+}
+
+// TestClaimsThatReportShareATransaction: claims that carry reports, of one
+// worker, that arrive while its claim runs go into one transaction; a
+// claim reporting a job another of them reports waits for the next one,
+// and there its report is refused.
+func TestClaimsThatReportShareATransaction(t *testing.T) {
+	t.Parallel()
+	for name, open := range map[string]func(t *testing.T) driver.Driver{
+		"postgres": func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d },
+		"sqlite":   func(t *testing.T) driver.Driver { return sqlitetest.New(t) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			drv := newGateDriver(open(t))
+			c, err := NewClient(drv, &Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 40 {
+				if _, err := c.Insert(ctx, startArgs{}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Jobs the worker holds, claimed past the gate.
+			held, err := drv.Driver.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 12,
+				DefaultLease: time.Minute})
+			if err != nil || len(held) != 12 {
+				t.Fatalf("claim: %d jobs, %v", len(held), err)
+			}
+			items := func(jobs []*driver.Job) []CompleteManyItem {
+				var out []CompleteManyItem
+				for _, j := range jobs {
+					out = append(out, CompleteManyItem{ID: j.ID, Attempt: j.Attempt})
+				}
+				return out
+			}
+			calls := []struct {
+				done []CompleteManyItem
+				max  int
+			}{
+				{nil, 5}, {items(held[:4]), 3}, {items(held[4:8]), 2}, {items(held[:1]), 1}, {items(held[8:]), 1},
+			}
+			results := make([][]CompleteManyResult, len(calls))
+			claimed := make([][]*JobRow, len(calls))
+			var wg sync.WaitGroup
+			call := func(i int) {
+				wg.Go(func() {
+					var err error
+					results[i], claimed[i], err = c.CompleteAndClaim(ctx, calls[i].done,
+						ClaimParams{Queue: "default", WorkerID: "w", Max: calls[i].max})
+					if err != nil {
+						t.Errorf("call %d: %v", i, err)
+					}
+				})
+			}
+			cp, err := c.claimParams(ClaimParams{Queue: "default", WorkerID: "w", Max: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := claimKeyOf(c.claimPlaces.of("default", nil, nil), cp)
+			call(0)
+			<-drv.claimIn
+			for i := 1; i < len(calls); i++ {
+				call(i)
+				waitGathered(t, "claims", func() (int, bool) { return c.gathered.claims.Waiting(key) }, i)
+			}
+			close(drv.claimGo)
+			wg.Wait()
+			drv.mu.Lock()
+			got := slices.Clone(drv.reportClaims)
+			drv.mu.Unlock()
+			if want := [][2]int{{12, 6}, {1, 1}}; !slices.Equal(got, want) {
+				t.Fatalf("claims that report ran as %v (jobs reported, jobs asked for), want %v", got, want)
+			}
+			seen := map[int64]bool{}
+			for i, want := range []int{5, 3, 2, 1, 1} {
+				if len(claimed[i]) != want {
+					t.Fatalf("call %d got %d jobs, want %d", i, len(claimed[i]), want)
+				}
+				for _, j := range claimed[i] {
+					if seen[j.ID] {
+						t.Fatalf("job %d claimed twice", j.ID)
+					}
+					seen[j.ID] = true
+				}
+			}
+			for _, i := range []int{1, 2, 4} {
+				for k, r := range results[i] {
+					if r.Err != nil || r.ID != calls[i].done[k].ID {
+						t.Fatalf("call %d, report %d: %+v", i, k, r)
+					}
+				}
+			}
+			if r := results[3]; len(r) != 1 || !errors.Is(r[0].Err, ErrLeaseLost) {
+				t.Fatalf("the second report of job %d: %+v, want it refused", held[0].ID, r)
+			}
+			for _, j := range held {
+				if got, err := c.JobGet(ctx, j.ID); err != nil || got.State != StateCompleted {
+					t.Fatalf("job %d after its report: %+v, %v", j.ID, got, err)
+				}
+			}
+		})
 	}
 }

@@ -39,9 +39,25 @@ type CompleteManyResult struct {
 // in its result, in order. The error is for the batch as a whole: bad
 // input (nothing is stored) or the database.
 func (c *Client) CompleteMany(ctx context.Context, workerID string, items []CompleteManyItem) ([]CompleteManyResult, error) {
-	if err := checkCompleteMany(workerID, items); err != nil {
+	if err := checkCompleteMany("jobs", workerID, items); err != nil {
 		return nil, err
 	}
+	out, params, err := c.heldReports(ctx, workerID, items)
+	if err != nil || len(params) == 0 {
+		return out, err
+	}
+	done, err := c.completeGathered(ctx, workerID, params)
+	if err != nil {
+		return nil, err
+	}
+	c.settleReports(ctx, out, done)
+	return out, nil
+}
+
+// heldReports answers a result per item, with the refusals known before
+// any statement (a job read first that is not the worker's), and the
+// held jobs to report.
+func (c *Client) heldReports(ctx context.Context, workerID string, items []CompleteManyItem) ([]CompleteManyResult, []driver.CompleteParams, error) {
 	out := make([]CompleteManyResult, len(items))
 	params := make([]driver.CompleteParams, 0, len(items))
 	for i, it := range items {
@@ -49,20 +65,19 @@ func (c *Client) CompleteMany(ctx context.Context, workerID string, items []Comp
 		h, err := c.held(ctx, it.ID, workerID, it.Attempt)
 		if err != nil {
 			if !isRefusal(err) {
-				return nil, err
+				return nil, nil, err
 			}
 			out[i].Err = err
 			continue
 		}
 		params = append(params, driver.CompleteParams{HeldJob: h, Result: it.Result})
 	}
-	if len(params) == 0 {
-		return out, nil
-	}
-	done, err := c.completeGathered(ctx, workerID, params)
-	if err != nil {
-		return nil, err
-	}
+	return out, params, nil
+}
+
+// settleReports marks the results that are not among the ids a statement
+// finished (done) as refused, saying why.
+func (c *Client) settleReports(ctx context.Context, out []CompleteManyResult, done []int64) {
 	slices.Sort(done)
 	for i := range out {
 		if out[i].Err != nil {
@@ -72,30 +87,31 @@ func (c *Client) CompleteMany(ctx context.Context, workerID string, items []Comp
 			out[i].Err = c.refused(ctx, out[i].ID, ErrLeaseLost)
 		}
 	}
-	return out, nil
 }
 
-func checkCompleteMany(workerID string, items []CompleteManyItem) error {
+// checkCompleteMany checks a batch report; field names its items in errors
+// ("jobs", or CompleteAndClaim's "complete").
+func checkCompleteMany(field, workerID string, items []CompleteManyItem) error {
 	switch {
 	case workerID == "" || len(workerID) > 200:
 		return invalid("worker_id", "must be 1 to 200 characters")
 	case len(items) == 0:
-		return invalid("jobs", "must name at least one job")
+		return invalid(field, "must name at least one job")
 	case len(items) > MaxCompleteMany:
-		return invalid("jobs", "must name at most %d jobs, got %d", MaxCompleteMany, len(items))
+		return invalid(field, "must name at most %d jobs, got %d", MaxCompleteMany, len(items))
 	}
 	seen := make(map[int64]int, len(items))
 	for i, it := range items {
 		switch {
 		case it.ID < 1:
-			return invalid(fmt.Sprintf("jobs[%d].id", i), "must be a positive job id, got %d", it.ID)
+			return invalid(fmt.Sprintf("%s[%d].id", field, i), "must be a positive job id, got %d", it.ID)
 		case it.Attempt < 0:
-			return invalid(fmt.Sprintf("jobs[%d].attempt", i), "must be at least 1, got %d", it.Attempt)
+			return invalid(fmt.Sprintf("%s[%d].attempt", field, i), "must be at least 1, got %d", it.Attempt)
 		case len(it.Result) > 0 && !json.Valid(it.Result):
-			return invalid(fmt.Sprintf("jobs[%d].result", i), "must be valid JSON")
+			return invalid(fmt.Sprintf("%s[%d].result", field, i), "must be valid JSON")
 		}
 		if j, dup := seen[it.ID]; dup {
-			return invalid(fmt.Sprintf("jobs[%d].id", i), "names job %d, as jobs[%d] does", it.ID, j)
+			return invalid(fmt.Sprintf("%s[%d].id", field, i), "names job %d, as %s[%d] does", it.ID, field, j)
 		}
 		seen[it.ID] = i
 	}

@@ -16,8 +16,9 @@ import (
 
 // HTTPWorker works a queue of no-op jobs through a Skiplock server, as a
 // worker in another language would (docs/api.md): claims of up to Max jobs
-// with a long poll, and each claim's jobs reported in one
-// POST /v1/jobs/complete. Loops claims are in flight at once.
+// with a long poll, each carrying the report of the jobs of the claim
+// before it ("complete"), so that a round is one call. Loops claims are in
+// flight at once.
 type HTTPWorker struct {
 	// Server is the server's base URL, e.g. http://127.0.0.1:8080.
 	Server   string
@@ -30,6 +31,9 @@ type HTTPWorker struct {
 	// FullJobs claims whole job objects; otherwise a claim names the
 	// fields a worker runs a job with (id, attempt, kind, payload).
 	FullJobs bool
+	// SeparateReports reports each claim's jobs in a
+	// POST /v1/jobs/complete of their own, a second call a round.
+	SeparateReports bool
 	// Token is a bearer token, when the server wants one.
 	Token string
 	// Ready, when set, is called once, after the first claim answered.
@@ -50,18 +54,28 @@ func (w *HTTPWorker) Run(ctx context.Context, worked *atomic.Int64) error {
 	var ready sync.Once
 	for range loops {
 		wg.Go(func() {
+			var held []claimedJob // run, and reported with the next claim
 			for ctx.Err() == nil {
-				n, err := w.round(ctx, client)
+				n, next, err := w.round(ctx, client, held)
 				if err == nil && w.Ready != nil {
 					ready.Do(w.Ready)
 				}
+				worked.Add(int64(n))
 				if err != nil {
 					if ctx.Err() == nil {
 						errs <- err
 					}
 					return
 				}
+				held = next
+			}
+			// The jobs of the last claim: reported on their own.
+			if len(held) > 0 {
+				n, err := w.report(context.WithoutCancel(ctx), client, held)
 				worked.Add(int64(n))
+				if err != nil {
+					errs <- err
+				}
 			}
 		})
 	}
@@ -81,49 +95,83 @@ func (w *HTTPWorker) transport(conns int) *http.Transport {
 	return tr
 }
 
-// claimedJobs is the part of a claim's answer the worker reads: what it
-// would run a job with, and report it with.
-type claimedJobs struct {
-	Jobs []struct {
-		ID      int64           `json:"id"`
-		Attempt int             `json:"attempt"`
-		Kind    string          `json:"kind"`
-		Payload json.RawMessage `json:"payload"`
-	} `json:"jobs"`
+// claimedJob is what a worker reads of a claimed job: what it would run
+// the job with, and report it with.
+type claimedJob struct {
+	ID      int64           `json:"id"`
+	Attempt int             `json:"attempt"`
+	Kind    string          `json:"kind"`
+	Payload json.RawMessage `json:"payload"`
 }
 
-type completedJobs struct {
-	Results []struct {
-		OK    bool `json:"ok"`
-		Error *struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	} `json:"results"`
+// reportOutcome is one job's outcome in a report's answer.
+type reportOutcome struct {
+	OK    bool `json:"ok"`
+	Error *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
 }
 
-// round claims, "works" the jobs (no-ops) and reports them; it answers
-// how many finished.
-func (w *HTTPWorker) round(ctx context.Context, client *http.Client) (int, error) {
-	body := `{"worker_id":` + strconv.Quote(w.WorkerID) + `,"max":` + strconv.Itoa(w.Max) + `,"wait_seconds":1`
+// round claims, reporting held (jobs it ran) with the claim unless
+// SeparateReports, and "works" the claimed jobs (no-ops); it answers how
+// many jobs its reports finished, and the jobs it now holds.
+func (w *HTTPWorker) round(ctx context.Context, client *http.Client, held []claimedJob) (int, []claimedJob, error) {
+	body := append(make([]byte, 0, 128+len(held)*40), `{"worker_id":`...)
+	body = strconv.AppendQuote(body, w.WorkerID)
+	body = append(body, `,"max":`...)
+	body = strconv.AppendInt(body, int64(w.Max), 10)
+	body = append(body, `,"wait_seconds":1`...)
 	if !w.FullJobs {
-		body += `,"fields":["kind","payload"]`
+		body = append(body, `,"fields":["kind","payload"]`...)
 	}
-	body += "}"
-	var claimed claimedJobs
+	if len(held) > 0 && !w.SeparateReports {
+		body = appendReport(append(body, `,"complete":`...), held)
+	}
+	body = append(body, '}')
+	var claimed struct {
+		Jobs      []claimedJob    `json:"jobs"`
+		Completed []reportOutcome `json:"completed"`
+	}
 	// The claim must not be cut off half way: a claim that committed and
 	// was not answered leaves its jobs to the rescuer.
-	if err := w.post(context.WithoutCancel(ctx), client, "/v1/queues/"+w.Queue+"/claim", []byte(body), &claimed); err != nil {
+	if err := w.post(context.WithoutCancel(ctx), client, "/v1/queues/"+w.Queue+"/claim", body, &claimed); err != nil {
+		return 0, held, err
+	}
+	n := 0
+	if len(held) > 0 && !w.SeparateReports {
+		var err error
+		if n, err = countFinished(claimed.Completed, len(held)); err != nil {
+			return n, claimed.Jobs, err
+		}
+	}
+	if w.SeparateReports && len(claimed.Jobs) > 0 {
+		n, err := w.report(ctx, client, claimed.Jobs)
+		return n, nil, err
+	}
+	return n, claimed.Jobs, nil
+}
+
+// report reports jobs in one POST /v1/jobs/complete and answers how many
+// it finished.
+func (w *HTTPWorker) report(ctx context.Context, client *http.Client, jobs []claimedJob) (int, error) {
+	b := append(make([]byte, 0, 64+len(jobs)*40), `{"worker_id":`...)
+	b = strconv.AppendQuote(b, w.WorkerID)
+	b = append(appendReport(append(b, `,"jobs":`...), jobs), '}')
+	var done struct {
+		Results []reportOutcome `json:"results"`
+	}
+	if err := w.post(context.WithoutCancel(ctx), client, "/v1/jobs/complete", b, &done); err != nil {
 		return 0, err
 	}
-	if len(claimed.Jobs) == 0 {
-		return 0, nil
-	}
-	b := make([]byte, 0, 64+len(claimed.Jobs)*40)
-	b = append(b, `{"worker_id":`...)
-	b = strconv.AppendQuote(b, w.WorkerID)
-	b = append(b, `,"jobs":[`...)
-	for i, j := range claimed.Jobs {
+	return countFinished(done.Results, len(jobs))
+}
+
+// appendReport appends the report of jobs, finished without a result: a
+// JSON array of {id, attempt}.
+func appendReport(b []byte, jobs []claimedJob) []byte {
+	b = append(b, '[')
+	for i, j := range jobs {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -133,21 +181,26 @@ func (w *HTTPWorker) round(ctx context.Context, client *http.Client) (int, error
 		b = strconv.AppendInt(b, int64(j.Attempt), 10)
 		b = append(b, '}')
 	}
-	b = append(b, "]}"...)
-	var done completedJobs
-	if err := w.post(context.WithoutCancel(ctx), client, "/v1/jobs/complete", b, &done); err != nil {
-		return 0, err
-	}
+	return append(b, ']')
+}
+
+// countFinished answers how many outcomes are ok, and an error for the
+// first that is not (a bench job is never refused) or a count that is not
+// that of the jobs reported.
+func countFinished(outcomes []reportOutcome, reported int) (int, error) {
 	n := 0
-	for _, r := range done.Results {
+	for _, r := range outcomes {
 		if !r.OK {
 			msg := "no error"
 			if r.Error != nil {
 				msg = r.Error.Code + ": " + r.Error.Message
 			}
-			return n, fmt.Errorf("complete refused a job: %s", msg)
+			return n, fmt.Errorf("a report was refused: %s", msg)
 		}
 		n++
+	}
+	if n != reported {
+		return n, fmt.Errorf("a report of %d jobs answered %d outcomes", reported, n)
 	}
 	return n, nil
 }

@@ -18,7 +18,8 @@ import (
 )
 
 // TestHTTPWorker: the HTTP worker claims and batch-completes every job of
-// the queue through a server, over HTTP/1.1 and h2c.
+// the queue through a server, over HTTP/1.1 and h2c, its reports carried
+// by its next claims or sent on their own.
 func TestHTTPWorker(t *testing.T) {
 	for _, db := range []struct {
 		name string
@@ -27,11 +28,11 @@ func TestHTTPWorker(t *testing.T) {
 		{"postgres", func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d }},
 		{"sqlite", func(t *testing.T) driver.Driver { return sqlitetest.New(t) }},
 	} {
-		for _, h2c := range []bool{false, true} {
-			name := db.name + "/http1"
-			if h2c {
-				name = db.name + "/h2c"
-			}
+		for _, mode := range []struct {
+			h2c, separate bool
+		}{{false, false}, {true, false}, {false, true}, {true, true}} {
+			name := db.name + map[bool]string{false: "/http1", true: "/h2c"}[mode.h2c] +
+				map[bool]string{false: "/reports-with-claims", true: "/separate-reports"}[mode.separate]
 			t.Run(name, func(t *testing.T) {
 				drv := db.open(t)
 				client, err := skiplock.NewClient(drv, &skiplock.Config{Logger: slog.New(slog.DiscardHandler)})
@@ -57,7 +58,8 @@ func TestHTTPWorker(t *testing.T) {
 				if _, err := client.InsertMany(t.Context(), jobs); err != nil {
 					t.Fatal(err)
 				}
-				w := &HTTPWorker{Server: ts.URL, Queue: Queue, WorkerID: "w", Max: 40, Loops: 3, H2C: h2c}
+				w := &HTTPWorker{Server: ts.URL, Queue: Queue, WorkerID: "w", Max: 40, Loops: 3, H2C: mode.h2c,
+					SeparateReports: mode.separate}
 				ctx, cancel := context.WithCancel(t.Context())
 				var worked atomic.Int64
 				done := make(chan error, 1)

@@ -50,6 +50,9 @@ func (o Options) WorkerArgs(i int, serverURL, dbURL string) []string {
 		if o.FullJobs {
 			args = append(args, "--full-jobs")
 		}
+		if o.SeparateReports {
+			args = append(args, "--separate-reports")
+		}
 		return args
 	}
 	args = append(args, "--database-url", dbURL)

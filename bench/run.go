@@ -70,9 +70,10 @@ type Options struct {
 	// claims in flight at once in each (default 4); H2C makes them speak
 	// HTTP/2 without TLS; FullJobs makes claims answer whole job objects
 	// instead of the fields a worker runs a job with (id, attempt, kind,
-	// payload).
-	ClaimMax, Loops int
-	H2C, FullJobs   bool
+	// payload); SeparateReports makes them report each claim's jobs in a
+	// call of their own instead of with their next claim.
+	ClaimMax, Loops                int
+	H2C, FullJobs, SeparateReports bool
 	// Purge seeds this many completed jobs, finished 10 days ago and
 	// earlier, in the archive; latency then runs the janitor beside its
 	// enqueues and adds its figures (latency).
@@ -175,8 +176,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--claim-max: must be between 1 and 1000, got %d", o.ClaimMax)
 	case o.Loops < 0 || o.Loops > 256:
 		return fmt.Errorf("--loops: must be between 1 and 256, got %d", o.Loops)
-	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C || o.FullJobs) && o.Mode != "http":
-		return fmt.Errorf("--claim-max, --loops, --h2c and --full-jobs apply to --mode http only")
+	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C || o.FullJobs || o.SeparateReports) && o.Mode != "http":
+		return fmt.Errorf("--claim-max, --loops, --h2c, --full-jobs and --separate-reports apply to --mode http only")
 	case o.Mode == "commit" && (o.Workers > 0 || o.Producers > 0 || o.FetchCooldown > 0 ||
 		o.FetchPollInterval > 0 || o.CompleterBatch > 0 || o.TableOptions != "" || o.Purge > 0 || o.Fair):
 		return fmt.Errorf("--mode commit runs no Skiplock client: of its flags only --rate, --duration and --keep apply")

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -51,77 +52,103 @@ func (s *Server) completeMany(w http.ResponseWriter, r *http.Request, p *princip
 	if len(b.Jobs) == 0 {
 		return badRequest("jobs", "must name at least one job")
 	}
-	if len(b.Jobs) > skiplock.MaxCompleteMany {
-		return badRequest("jobs", "must name at most %d jobs, got %d", skiplock.MaxCompleteMany, len(b.Jobs))
+	items, err := s.parseReports("jobs", b.Jobs)
+	if err != nil {
+		return err
 	}
-	items := make([]skiplock.CompleteManyItem, len(b.Jobs))
-	for i, j := range b.Jobs {
-		field := fmt.Sprintf("jobs[%d]", i)
-		if j.ID == nil {
-			return badRequest(field+".id", "is required")
-		}
-		if *j.ID < 1 {
-			return badRequest(field+".id", "must be a positive job id, got %d", *j.ID)
-		}
-		items[i].ID = *j.ID
-		if j.Attempt != nil {
-			if *j.Attempt < 1 {
-				return badRequest(field+".attempt", "must be at least 1 (the claimed job's attempt), got %d", *j.Attempt)
-			}
-			items[i].Attempt = *j.Attempt
-		}
-		if int64(len(j.Result)) > s.cfg.MaxPayloadBytes {
-			return tooLarge(field+".result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
-		}
-		var err error
-		if items[i].Result, err = input.CleanJSON(field+".result", j.Result); err != nil {
-			return err
-		}
-	}
-	out := completeManyAnswer{Results: make([]completeManyOutcome, len(items))}
-	// A tenant-scoped token reports on its tenant's jobs only: another
-	// tenant's job is as missing as one that does not exist.
-	keep := items[:0:0]
-	hidden := map[int64]error{}
-	for _, it := range items {
-		if p.scoped {
-			if _, err := s.visibleJob(r.Context(), it.ID, p); err != nil {
-				if ae := toAPIError(err); ae.status != http.StatusNotFound {
-					return err
-				}
-				hidden[it.ID] = err
-				continue
-			}
-		}
-		keep = append(keep, it)
+	keep, hidden, err := s.visibleReports(r.Context(), p, items)
+	if err != nil {
+		return err
 	}
 	var res []skiplock.CompleteManyResult
 	if len(keep) > 0 {
-		var err error
 		if res, err = s.client.CompleteMany(r.Context(), b.WorkerID, keep); err != nil {
 			return err
 		}
 	}
+	writeJSON(w, http.StatusOK, completeManyAnswer{Results: s.reportOutcomes(items, res, hidden)})
+	return nil
+}
+
+// parseReports checks the jobs of a batch report, field naming them
+// ("jobs", or a claim's "complete"), and answers them as the library's.
+func (s *Server) parseReports(field string, jobs []completeManyItem) ([]skiplock.CompleteManyItem, error) {
+	if len(jobs) > skiplock.MaxCompleteMany {
+		return nil, badRequest(field, "must name at most %d jobs, got %d", skiplock.MaxCompleteMany, len(jobs))
+	}
+	items := make([]skiplock.CompleteManyItem, len(jobs))
+	for i, j := range jobs {
+		at := fmt.Sprintf("%s[%d]", field, i)
+		if j.ID == nil {
+			return nil, badRequest(at+".id", "is required")
+		}
+		if *j.ID < 1 {
+			return nil, badRequest(at+".id", "must be a positive job id, got %d", *j.ID)
+		}
+		items[i].ID = *j.ID
+		if j.Attempt != nil {
+			if *j.Attempt < 1 {
+				return nil, badRequest(at+".attempt", "must be at least 1 (the claimed job's attempt), got %d", *j.Attempt)
+			}
+			items[i].Attempt = *j.Attempt
+		}
+		if int64(len(j.Result)) > s.cfg.MaxPayloadBytes {
+			return nil, tooLarge(at+".result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
+		}
+		var err error
+		if items[i].Result, err = input.CleanJSON(at+".result", j.Result); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// visibleReports answers the items p may report on (keep), and the others
+// with why not (hidden): a tenant-scoped token reports on its tenant's jobs
+// only, and another tenant's job is as missing as one that does not exist.
+func (s *Server) visibleReports(ctx context.Context, p *principal, items []skiplock.CompleteManyItem) ([]skiplock.CompleteManyItem, map[int64]error, error) {
+	if !p.scoped {
+		return items, nil, nil
+	}
+	keep := items[:0:0]
+	hidden := map[int64]error{}
+	for _, it := range items {
+		if _, err := s.visibleJob(ctx, it.ID, p); err != nil {
+			if ae := toAPIError(err); ae.status != http.StatusNotFound {
+				return nil, nil, err
+			}
+			hidden[it.ID] = err
+			continue
+		}
+		keep = append(keep, it)
+	}
+	return keep, hidden, nil
+}
+
+// reportOutcomes answers each item's outcome in order, from the library's
+// results (res) and the refusals before it (hidden), and counts the
+// completions.
+func (s *Server) reportOutcomes(items []skiplock.CompleteManyItem, res []skiplock.CompleteManyResult, hidden map[int64]error) []completeManyOutcome {
 	byID := make(map[int64]error, len(res))
 	for _, c := range res {
 		byID[c.ID] = c.Err
 	}
+	out := make([]completeManyOutcome, len(items))
 	now := time.Now()
 	for i, it := range items {
 		err, refused := hidden[it.ID]
 		if !refused {
 			err = byID[it.ID]
 		}
-		out.Results[i] = completeManyOutcome{ID: it.ID, OK: err == nil}
+		out[i] = completeManyOutcome{ID: it.ID, OK: err == nil}
 		if err != nil {
 			ae := toAPIError(err)
-			out.Results[i].Error = &errorDetail{Code: ae.code, Message: ae.message}
+			out[i].Error = &errorDetail{Code: ae.code, Message: ae.message}
 			continue
 		}
 		s.claims.completed(s.metrics, it.ID, now)
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out
 }
 
 // claimMemo remembers the kind, queue and start of jobs claimed through

@@ -34,8 +34,8 @@ type Config struct {
 	OpenWithoutTokens bool
 	// MaxPayloadBytes limits a job's payload (and result, checkpoint).
 	MaxPayloadBytes int64
-	// MaxBatchBodyBytes limits the body of a batch or a completion with
-	// next jobs.
+	// MaxBatchBodyBytes limits the body of a batch, a completion with next
+	// jobs, or a claim that reports finished jobs.
 	MaxBatchBodyBytes int64
 	// ClaimRecheckInterval is the fallback re-check of a long-poll claim
 	// when no wake-up comes (ClaimParams.Recheck).

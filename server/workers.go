@@ -26,6 +26,9 @@ type claimBody struct {
 	// Fields, when given, names the job fields the answer carries (id and
 	// attempt always come): a worker reads less, the server writes less.
 	Fields []string `json:"fields"`
+	// Complete reports jobs the worker finished, as POST /v1/jobs/complete
+	// does, in the claim's transaction: one call a round, not two.
+	Complete []completeManyItem `json:"complete"`
 }
 
 func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) error {
@@ -34,7 +37,7 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 		return err
 	}
 	var b claimBody
-	if err := decodeBody(r, 1<<20, &b); err != nil {
+	if err := decodeBody(r, s.cfg.MaxBatchBodyBytes, &b); err != nil {
 		return err
 	}
 	params, err := claimParams(queue, &b)
@@ -47,12 +50,22 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 			return err
 		}
 	}
+	var items, keep []skiplock.CompleteManyItem
+	var hidden map[int64]error
+	if b.Complete != nil {
+		if items, err = s.parseReports("complete", b.Complete); err != nil {
+			return err
+		}
+		if keep, hidden, err = s.visibleReports(r.Context(), p, items); err != nil {
+			return err
+		}
+	}
 	// A tenant-scoped worker claims its tenant's jobs only.
 	params.Tenant = p.tenantFilter(nil)
 	params.Recheck = s.cfg.ClaimRecheckInterval
 	// A long poll may outlast the server's write timeout.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(params.Wait + 30*time.Second))
-	jobs, err := s.claimWaiting(r.Context(), params)
+	res, jobs, err := s.claimWaiting(r.Context(), keep, params)
 	if err != nil {
 		return err
 	}
@@ -64,11 +77,19 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 		return err
 	}
 	s.claims.remember(jobs)
-	body, err := appendJobs(append(make([]byte, 0, 64+len(jobs)*768), '{'), views(jobs), fields)
+	body, err := appendJobs(append(make([]byte, 0, 64+len(jobs)*768+len(items)*32), '{'), views(jobs), fields)
 	if err != nil {
 		// A job whose stored JSON is not JSON: nobody gets the claim.
 		s.handBack(jobs)
 		return fmt.Errorf("encode claimed jobs: %w", err)
+	}
+	if b.Complete != nil {
+		done, err := json.Marshal(s.reportOutcomes(items, res, hidden))
+		if err != nil {
+			s.handBack(jobs)
+			return err
+		}
+		body = append(append(body, `,"completed":`...), done...)
 	}
 	writeRawJSON(w, http.StatusOK, append(body, '}'))
 	return nil
@@ -115,17 +136,20 @@ func claimParams(queue string, b *claimBody) (skiplock.ClaimParams, error) {
 	return params, err
 }
 
-// claimWaiting is the client's waiting claim, ended early by the
-// worker going away (ctx) or by Close, which answers what there is.
-func (s *Server) claimWaiting(ctx context.Context, params skiplock.ClaimParams) ([]*skiplock.JobRow, error) {
+// claimWaiting reports done and claims (the client's CompleteAndClaim),
+// its wait ended early by the worker going away (ctx) or by Close, which
+// answers what there is.
+func (s *Server) claimWaiting(ctx context.Context, done []skiplock.CompleteManyItem, params skiplock.ClaimParams) ([]skiplock.CompleteManyResult, []*skiplock.JobRow, error) {
 	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.ctx, cancel)()
-	jobs, err := s.client.Claim(waitCtx, params)
-	if err != nil && ctx.Err() == nil && s.ctx.Err() != nil {
-		return nil, nil // shutting down: answer what there is
+	res, jobs, err := s.client.CompleteAndClaim(waitCtx, done, params)
+	// Shutting down while the claim waited (the reports, if any, are
+	// stored and res answers them): answer what there is.
+	if err != nil && ctx.Err() == nil && s.ctx.Err() != nil && (len(done) == 0 || res != nil) {
+		return res, nil, nil
 	}
-	return jobs, err
+	return res, jobs, err
 }
 
 type heartbeatBody struct {

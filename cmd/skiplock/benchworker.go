@@ -57,6 +57,7 @@ func newBenchWorkerCmd(g *globals) *cobra.Command {
 	f.IntVar(&w.Loops, "loops", bench.DefaultLoops, "claims in flight at once (HTTP)")
 	f.BoolVar(&w.H2C, "h2c", false, "HTTP/2 without TLS (HTTP)")
 	f.BoolVar(&w.FullJobs, "full-jobs", false, "claims answer whole job objects (HTTP)")
+	f.BoolVar(&w.SeparateReports, "separate-reports", false, "report each claim's jobs in a call of their own, not with the next claim (HTTP)")
 	f.IntVar(&lib.Workers, "workers", 0, "MaxWorkers (library)")
 	f.DurationVar(&lib.FetchCooldown, "fetch-cooldown", 0, "least time between two claims (library)")
 	f.DurationVar(&lib.FetchPollInterval, "poll-interval", time.Duration(0), "fallback claim interval (library)")

@@ -329,3 +329,51 @@ var _ = add("InsertStart", func(e *env) {
 		e.t.Fatalf("a refused insert left jobs %v", ids(got))
 	}
 })
+
+// A worker's report and its next claim in one call: the held job finishes,
+// the refused one stays as it was, and the claim takes neither.
+var _ = add("CompleteClaimReportsThenClaims", func(e *env) {
+	cc := need[driver.CompleteClaimStore](e, e.d)
+	for range 4 {
+		e.insert(job("a"))
+	}
+	got := e.claim(driver.ClaimParams{Max: 2})
+	stale := held(got[1])
+	stale.Attempt++
+	claim := driver.ClaimParams{Queue: "default", WorkerID: "w1", Max: 10, DefaultLease: lease}
+	done, next, err := cc.JobCompleteClaim(e.ctx, []driver.CompleteParams{
+		{HeldJob: held(got[0]), Result: json.RawMessage(`[1]`)}, {HeldJob: stale}}, claim)
+	if err != nil || !slices.Equal(done, []int64{got[0].ID}) {
+		e.t.Fatalf("complete and claim: finished %v, %v; want [%d]", done, err, got[0].ID)
+	}
+	if len(next) != 2 || slices.ContainsFunc(next, func(j *driver.Job) bool { return j.ID == got[0].ID || j.ID == got[1].ID }) {
+		e.t.Fatalf("claimed %v after reporting %d and %d, want the other two", ids(next), got[0].ID, got[1].ID)
+	}
+	for _, j := range next {
+		if j.State != driver.StateRunning || j.WorkerID != "w1" || j.Attempt != 1 {
+			e.t.Fatalf("claimed job %d is %s, attempt %d, for %q", j.ID, j.State, j.Attempt, j.WorkerID)
+		}
+	}
+	if j := e.wantState(got[0].ID, driver.StateCompleted); !jsonEqual(j.Result, []byte(`[1]`)) {
+		e.t.Fatalf("result %s", j.Result)
+	}
+	e.wantState(got[1].ID, driver.StateRunning)
+
+	// Nothing to report: a claim alone.
+	done, none, err := cc.JobCompleteClaim(e.ctx, nil, claim)
+	if err != nil || len(done) != 0 || len(none) != 0 {
+		e.t.Fatalf("claim alone on an empty queue: %v, %v, %v", done, ids(none), err)
+	}
+	// The last reports, with nothing left to claim.
+	batch := []driver.CompleteParams{{HeldJob: held(got[1])}}
+	for _, j := range next {
+		batch = append(batch, driver.CompleteParams{HeldJob: held(j)})
+	}
+	done, next, err = cc.JobCompleteClaim(e.ctx, batch, claim)
+	slices.Sort(done)
+	want := []int64{got[1].ID, batch[1].ID, batch[2].ID}
+	slices.Sort(want)
+	if err != nil || !slices.Equal(done, want) || len(next) != 0 {
+		e.t.Fatalf("the last reports: finished %v (want %v), claimed %v, %v", done, want, ids(next), err)
+	}
+})

@@ -82,19 +82,59 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 		return e.jobClaimFlow(ctx, p, args)
 	}
 	var jobs []*driver.Job
-	read := func(rows pgx.Rows, err error) error {
-		if jobs, err = scanJobs(rows, err); err != nil {
-			return err
-		}
-		// The update answers the jobs in id order: put them in claim order.
-		slices.SortFunc(jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
-		return nil
-	}
 	// A claim that a crash loses only puts its jobs back to pending, to run
 	// again (delivery is at least once), so its commit need not wait for the
 	// WAL flush: the completion's commit does, and flushes the claim with
 	// it.
-	return jobs, e.pinned(ctx, claimSettings, jobClaim.SQL, jobClaim.Args(args), read)
+	return jobs, e.pinned(ctx, claimSettings, jobClaim.SQL, jobClaim.Args(args), readClaimed(&jobs))
+}
+
+// readClaimed reads a claim's jobs into jobs, in claim order.
+func readClaimed(jobs *[]*driver.Job) func(pgx.Rows, error) error {
+	return func(rows pgx.Rows, err error) error {
+		if *jobs, err = scanJobs(rows, err); err != nil {
+			return err
+		}
+		// The update answers the jobs in id order: put them in claim order.
+		slices.SortFunc(*jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
+		return nil
+	}
+}
+
+// JobCompleteClaim finishes held jobs and then claims, in one transaction
+// sent as one pipeline (driver.CompleteClaimer). A fair or flow claim, or
+// one inside a caller's transaction, runs as JobCompleteMany and then
+// JobClaim.
+func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+	if len(done) == 0 || p.Fair != nil || p.Flow || e.inCallersTx() {
+		finished, err := e.JobCompleteMany(ctx, done)
+		if err != nil {
+			return nil, nil, err
+		}
+		jobs, err := e.JobClaim(ctx, p)
+		return finished, jobs, err
+	}
+	complete, err := completeManyStmt(done)
+	if err != nil {
+		return nil, nil, err
+	}
+	args := pagedClaimArgs{claimArgs: newClaimArgs(p), Tenant: p.Tenant, AfterRank: -1}
+	if a := p.After; a != nil {
+		args.AfterRank, args.AfterRunAt, args.AfterID = 10-a.Priority, a.RunAt, a.ID
+	}
+	var jobs []*driver.Job
+	// The commit waits for the WAL flush, as the completion's own does.
+	err = e.inLocalTxMany(ctx, genericPlan, complete.localStmt,
+		localStmt{jobClaim.SQL, jobClaim.Args(args), readClaimed(&jobs)})
+	if err != nil {
+		return nil, nil, err
+	}
+	if complete.released > 0 {
+		if _, err := e.ReleaseWaiting(ctx); err != nil { // and wakes their queues
+			return nil, nil, err
+		}
+	}
+	return complete.done, jobs, nil
 }
 
 // claimArgs are the arguments every claim statement takes.
@@ -179,10 +219,26 @@ func (e executor) inCallersTx() bool {
 // LOCAL, or set_config(…, true)), all four statements sent as one pipeline:
 // one round trip. read gets the query's rows and must close them.
 func (e executor) inLocalTx(ctx context.Context, settings, query string, args []any, read func(pgx.Rows, error) error) error {
+	return e.inLocalTxMany(ctx, settings, localStmt{query, args, read})
+}
+
+// localStmt is a statement of inLocalTxMany: its text, its arguments, and
+// read, which gets its rows and must close them.
+type localStmt struct {
+	sql  string
+	args []any
+	read func(pgx.Rows, error) error
+}
+
+// inLocalTxMany runs stmts in order in a transaction of its own after
+// settings, all sent as one pipeline.
+func (e executor) inLocalTxMany(ctx context.Context, settings string, stmts ...localStmt) error {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(settings)
-	b.Queue(query, args...)
+	for _, s := range stmts {
+		b.Queue(s.sql, s.args...)
+	}
 	b.Queue("COMMIT")
 	br := e.q.SendBatch(ctx, b)
 	defer br.Close()
@@ -191,8 +247,10 @@ func (e executor) inLocalTx(ctx context.Context, settings, query string, args []
 			return err
 		}
 	}
-	if err := read(br.Query()); err != nil {
-		return err
+	for _, s := range stmts {
+		if err := s.read(br.Query()); err != nil {
+			return err
+		}
 	}
 	if _, err := br.Exec(); err != nil {
 		return err
@@ -225,6 +283,28 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	if len(jobs) == 0 {
 		return nil, nil
 	}
+	c, err := completeManyStmt(jobs)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.pinned(ctx, genericPlan, c.sql, c.args, c.read); err != nil {
+		return nil, err
+	}
+	if c.released > 0 {
+		_, err = e.ReleaseWaiting(ctx) // and wakes their queues
+	}
+	return c.done, err
+}
+
+// completeMany is the statement of a batch completion and what it read:
+// the ids it finished, and how many waiting jobs it released.
+type completeMany struct {
+	localStmt
+	done     []int64
+	released int64
+}
+
+func completeManyStmt(jobs []driver.CompleteParams) (*completeMany, error) {
 	for _, c := range jobs {
 		if c.WorkerID != jobs[0].WorkerID {
 			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
@@ -232,33 +312,26 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	}
 	ids, attempts, results := batchArgs(len(jobs), func(i int) (int64, int) { return jobs[i].ID, jobs[i].Attempt },
 		func(b []byte, i int) []byte { return append(b, jobs[i].Result...) })
-	var done []int64
-	var released int64
-	read := func(rows pgx.Rows, err error) error {
+	c := &completeMany{}
+	c.sql = jobCompleteMany.SQL
+	c.args = jobCompleteMany.Args(completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results})
+	c.read = func(rows pgx.Rows, err error) error {
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		var id int64
-		dest := []any{&id, nil, &released} // one target for every row; the state is not read
-		done = make([]int64, 0, len(jobs))
+		dest := []any{&id, nil, &c.released} // one target for every row; the state is not read
+		c.done = make([]int64, 0, len(jobs))
 		for rows.Next() {
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			done = append(done, id)
+			c.done = append(c.done, id)
 		}
 		return rows.Err()
 	}
-	args := jobCompleteMany.Args(completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results})
-	if err := e.pinned(ctx, genericPlan, jobCompleteMany.SQL, args, read); err != nil {
-		return nil, err
-	}
-	var err error
-	if released > 0 {
-		_, err = e.ReleaseWaiting(ctx) // and wakes their queues
-	}
-	return done, err
+	return c, nil
 }
 
 // batchArgs answers the ids of a batch of n held jobs in id order, the
@@ -414,3 +487,5 @@ type progressArgs struct {
 	LeaseKinds      []string  `sql:"lease_kinds"`
 	Leases          []float64 `sql:"leases"`
 }
+
+var _ driver.CompleteClaimStore = executor{}

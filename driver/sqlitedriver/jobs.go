@@ -396,3 +396,24 @@ func nullableString(s *string) any {
 	}
 	return *s
 }
+
+// JobCompleteClaim finishes held jobs and then claims, in one transaction
+// (driver.CompleteClaimStore).
+func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+	var finished []int64
+	var jobs []*driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		var err error
+		if finished, err = tx.JobCompleteMany(ctx, done); err != nil {
+			return err
+		}
+		jobs, err = tx.JobClaim(ctx, p)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return finished, jobs, nil
+}
+
+var _ driver.CompleteClaimStore = executor{}

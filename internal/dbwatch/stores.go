@@ -278,3 +278,12 @@ func (e executor) ContractsCurrent(ctx context.Context) (*driver.StoredContracts
 	r, err := st.ContractsCurrent(ctx)
 	return r, e.read(err)
 }
+
+func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+	st, err := driver.As[driver.CompleteClaimStore](e.Executor)
+	if err != nil {
+		return nil, nil, err
+	}
+	finished, jobs, err := st.JobCompleteClaim(ctx, done, p)
+	return finished, jobs, e.write(err)
+}

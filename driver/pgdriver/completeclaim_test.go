@@ -1,0 +1,40 @@
+package pgdriver_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+)
+
+// TestCompleteClaimIsOneTransaction: when the claim of a report-and-claim
+// fails, the report is rolled back with it: the job is still the worker's.
+func TestCompleteClaimIsOneTransaction(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "q", Payload: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	claim := driver.ClaimParams{Queue: "q", WorkerID: "w", Max: 1, DefaultLease: time.Minute}
+	jobs, err := d.JobClaim(ctx, claim)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("claim: %d jobs, %v", len(jobs), err)
+	}
+	j := jobs[0]
+	report := []driver.CompleteParams{{HeldJob: driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: "w"}}}
+	bad := claim
+	bad.Queue = "q\x00" // PostgreSQL takes no NUL in text: the claim fails
+	if _, _, err := d.JobCompleteClaim(ctx, report, bad); err == nil {
+		t.Fatal("a claim of a queue named with a NUL succeeded")
+	}
+	got, err := d.JobGet(ctx, j.ID)
+	if err != nil || got.State != driver.StateRunning || got.WorkerID != "w" {
+		t.Fatalf("after the failed claim the reported job is %+v, %v; want it running, still the worker's", got, err)
+	}
+	done, _, err := d.JobCompleteClaim(ctx, report, claim)
+	if err != nil || len(done) != 1 || done[0] != j.ID {
+		t.Fatalf("the report again: finished %v, %v", done, err)
+	}
+}
