@@ -102,17 +102,29 @@ func readClaimed(jobs *[]*driver.Job) func(pgx.Rows, error) error {
 }
 
 // JobCompleteClaim finishes held jobs and then claims, in one transaction
-// sent as one pipeline (driver.CompleteClaimer). A fair or flow claim, or
-// one inside a caller's transaction, runs as JobCompleteMany and then
-// JobClaim.
+// sent as one pipeline (driver.CompleteClaimStore). A fair or flow claim
+// runs as JobCompleteMany and then JobClaim in a transaction (in the
+// caller's, when there is one).
 func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
-	if len(done) == 0 || p.Fair != nil || p.Flow || e.inCallersTx() {
-		finished, err := e.JobCompleteMany(ctx, done)
+	if len(done) == 0 {
+		jobs, err := e.JobClaim(ctx, p)
+		return nil, jobs, err
+	}
+	if p.Fair != nil || p.Flow || e.inCallersTx() {
+		var finished []int64
+		var jobs []*driver.Job
+		err := e.inTx(ctx, func(tx executor) error {
+			var err error
+			if finished, err = tx.JobCompleteMany(ctx, done); err != nil {
+				return err
+			}
+			jobs, err = tx.JobClaim(ctx, p)
+			return err
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		jobs, err := e.JobClaim(ctx, p)
-		return finished, jobs, err
+		return finished, jobs, nil
 	}
 	complete, err := completeManyStmt(done)
 	if err != nil {
