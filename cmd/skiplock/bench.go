@@ -31,7 +31,8 @@ runs in a temporary file unless --database-url names one.
 Modes: drain (insert --jobs, then time working them all), e2e (insert and
 work at once for --duration), latency (enqueue at --rate, enqueue→start
 percentiles), insert (bulk insert rate), http (e2e through a skiplock serve
-process and --procs HTTP worker processes claiming --claim-max jobs a call),
+process and --procs HTTP worker processes claiming --claim-max jobs a call,
+each claim carrying the report of the jobs before it),
 steady (offer --rate jobs a second for --duration, open loop: due→start
 percentiles, claim p95, the hot table's dead tuples sampled every second),
 flood (one tenant's --jobs, then --small jobs of another, worked together:
