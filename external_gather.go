@@ -94,25 +94,30 @@ func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.
 // completeClaim finishes reports and claims with cp at place in one
 // transaction.
 func (c *Client) completeClaim(ctx context.Context, place *claimPlace, reports []driver.CompleteParams, cp driver.ClaimParams) ([]int64, []*JobRow, error) {
-	if cc, err := driver.As[driver.CompleteClaimStore](c.driver); err == nil {
-		st := &reportingStore{JobStore: c.driver, cc: cc, reports: reports}
-		jobs, err := place.claim(ctx, st, cp)
-		return st.done, jobs, err
+	cc, err := driver.As[driver.CompleteClaimStore](c.driver)
+	if err != nil {
+		cc = completeClaimInTx{c.driver}
 	}
-	var done []int64
-	var jobs []*JobRow
-	err := driver.InTx(ctx, c.driver, func(tx driver.ExecutorTx) error {
-		var err error
-		if done, err = tx.JobCompleteMany(ctx, reports); err != nil {
-			return err
-		}
-		jobs, err = place.claim(ctx, tx, cp)
-		return err
-	})
+	st := &reportingStore{JobStore: c.driver, cc: cc, reports: reports}
+	jobs, err := place.claim(ctx, st, cp)
 	if err != nil {
 		return nil, nil, err
 	}
-	return done, jobs, nil
+	return st.done, jobs, nil
+}
+
+// completeClaimInTx is JobCompleteClaim for a driver without it: the
+// report and the claim in a transaction of the driver's.
+type completeClaimInTx struct{ d driver.Driver }
+
+func (c completeClaimInTx) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+	var finished []int64
+	var jobs []*driver.Job
+	err := driver.InTx(ctx, c.d, func(tx driver.ExecutorTx) (err error) {
+		finished, jobs, err = driver.CompleteThenClaim(ctx, tx, done, p)
+		return err
+	})
+	return finished, jobs, err
 }
 
 // reportingStore claims as its JobStore does, after finishing reports in

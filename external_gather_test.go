@@ -70,6 +70,30 @@ func (d *gateDriver) sizes() (claims, reports []int) {
 	return slices.Clone(d.claims), slices.Clone(d.reports)
 }
 
+var gatherDrivers = map[string]func(t *testing.T) driver.Driver{
+	"postgres": func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d },
+	"sqlite":   func(t *testing.T) driver.Driver { return sqlitetest.New(t) },
+}
+
+// gatedClient answers a context of a minute, a gateDriver over open's
+// driver, and a client on it with n jobs of startArgs inserted.
+func gatedClient(t *testing.T, open func(t *testing.T) driver.Driver, n int) (context.Context, *gateDriver, *Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	drv := newGateDriver(open(t))
+	c, err := NewClient(drv, &Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if _, err := c.Insert(ctx, startArgs{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ctx, drv, c
+}
+
 // waitGathered waits until n calls wait behind a run of g's key.
 func waitGathered(t *testing.T, what string, waiting func() (int, bool), n int) {
 	t.Helper()
@@ -94,24 +118,10 @@ func waitGathered(t *testing.T, what string, waiting func() (int, bool), n int) 
 // second waits for a statement of its own, where it is refused.
 func TestOneWorkersCallsInFlightShareAStatement(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]func(t *testing.T) driver.Driver{
-		"postgres": func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d },
-		"sqlite":   func(t *testing.T) driver.Driver { return sqlitetest.New(t) },
-	} {
+	for name, open := range gatherDrivers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			drv := newGateDriver(open(t))
-			c, err := NewClient(drv, &Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range 30 {
-				if _, err := c.Insert(ctx, startArgs{}, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ctx, drv, c := gatedClient(t, open, 30)
 
 			// Claims: the first holds the statement; three more wait and
 			// go together.
@@ -248,24 +258,10 @@ func TestClaimsJoinOnlyUnderOneLease(t *testing.T) {
 // and there its report is refused.
 func TestClaimsThatReportShareATransaction(t *testing.T) {
 	t.Parallel()
-	for name, open := range map[string]func(t *testing.T) driver.Driver{
-		"postgres": func(t *testing.T) driver.Driver { d, _ := pgtest.Schema(t); return d },
-		"sqlite":   func(t *testing.T) driver.Driver { return sqlitetest.New(t) },
-	} {
+	for name, open := range gatherDrivers {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			drv := newGateDriver(open(t))
-			c, err := NewClient(drv, &Config{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for range 40 {
-				if _, err := c.Insert(ctx, startArgs{}, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
+			ctx, drv, c := gatedClient(t, open, 40)
 			// Jobs the worker holds, claimed past the gate.
 			held, err := drv.Driver.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 12,
 				DefaultLease: time.Minute})

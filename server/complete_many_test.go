@@ -97,33 +97,42 @@ func TestCompleteManyInput(t *testing.T) {
 	})
 }
 
-// A tenant-scoped worker reports on its tenant's jobs only; another
-// tenant's job is not found, and stays running.
+// A tenant-scoped worker reports on its tenant's jobs only, in a batch
+// report or with a claim; another tenant's job is not found, and stays
+// running.
 func TestCompleteManyTenant(t *testing.T) {
-	eachDB(t, func(t *testing.T, db database) {
-		b := setup(t, db, nil)
-		admin := createToken(t, b.drv, "admin", "")
-		aWorker := createToken(t, b.drv, "worker", "a")
-		must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"k","tenant":"a"}`), 201)
-		must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"k","tenant":"b"}`), 201)
-		jobs := must(t, b.do(t, "POST", "/v1/queues/default/claim", admin, `{"worker_id":"w","max":2}`), 200).jobs()
-		if len(jobs) != 2 {
-			t.Fatalf("claimed %v", jobs)
-		}
-		body := fmt.Sprintf(`{"worker_id":"w","jobs":[{"id":%d,"attempt":1},{"id":%d,"attempt":1}]}`, id(jobs[0]), id(jobs[1]))
-		res := maps(must(t, b.do(t, "POST", "/v1/jobs/complete", aWorker, body), 200).body["results"])
-		for i, j := range jobs {
-			e, _ := res[i]["error"].(map[string]any)
-			mine := j["tenant"] == "a"
-			if res[i]["ok"] != mine || (!mine && (e == nil || e["code"] != "not_found")) {
-				t.Errorf("tenant %v: %v", j["tenant"], res[i])
-			}
-			want := map[bool]string{true: "completed", false: "running"}[mine]
-			if got := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", id(j)), admin, nil), 200).job()["state"]; got != want {
-				t.Errorf("tenant %v job is %v, want %s", j["tenant"], got, want)
-			}
-		}
-	})
+	for _, via := range []struct{ name, path, list, answer string }{
+		{"batch report", "/v1/jobs/complete", "jobs", "results"},
+		{"claim", "/v1/queues/default/claim", "complete", "completed"},
+	} {
+		t.Run(via.name, func(t *testing.T) {
+			eachDB(t, func(t *testing.T, db database) {
+				b := setup(t, db, nil)
+				admin := createToken(t, b.drv, "admin", "")
+				aWorker := createToken(t, b.drv, "worker", "a")
+				must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"k","tenant":"a"}`), 201)
+				must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"k","tenant":"b"}`), 201)
+				jobs := must(t, b.do(t, "POST", "/v1/queues/default/claim", admin, `{"worker_id":"w","max":2}`), 200).jobs()
+				if len(jobs) != 2 {
+					t.Fatalf("claimed %v", jobs)
+				}
+				body := fmt.Sprintf(`{"worker_id":"w","%s":[{"id":%d,"attempt":1},{"id":%d,"attempt":1}]}`,
+					via.list, id(jobs[0]), id(jobs[1]))
+				res := maps(must(t, b.do(t, "POST", via.path, aWorker, body), 200).body[via.answer])
+				for i, j := range jobs {
+					e, _ := res[i]["error"].(map[string]any)
+					mine := j["tenant"] == "a"
+					if res[i]["ok"] != mine || (!mine && (e == nil || e["code"] != "not_found")) {
+						t.Errorf("tenant %v: %v", j["tenant"], res[i])
+					}
+					want := map[bool]string{true: "completed", false: "running"}[mine]
+					if got := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", id(j)), admin, nil), 200).job()["state"]; got != want {
+						t.Errorf("tenant %v job is %v, want %s", j["tenant"], got, want)
+					}
+				}
+			})
+		})
+	}
 }
 
 // TestClaimCarriesReport: a claim's "complete" reports the worker's last
@@ -228,31 +237,6 @@ func TestClaimReportInput(t *testing.T) {
 		}
 		if got := fencedJob(t, b, other); got["state"] != "pending" {
 			t.Fatalf("a claim with a bad report claimed: %v", got)
-		}
-	})
-}
-
-// A tenant-scoped worker's claim reports on its tenant's jobs only.
-func TestClaimReportTenant(t *testing.T) {
-	eachDB(t, func(t *testing.T, db database) {
-		b := setup(t, db, nil)
-		admin := createToken(t, b.drv, "admin", "")
-		aWorker := createToken(t, b.drv, "worker", "a")
-		must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"k","tenant":"a"}`), 201)
-		must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"k","tenant":"b"}`), 201)
-		jobs := must(t, b.do(t, "POST", "/v1/queues/default/claim", admin, `{"worker_id":"w","max":2}`), 200).jobs()
-		body := fmt.Sprintf(`{"worker_id":"w","complete":[{"id":%d,"attempt":1},{"id":%d,"attempt":1}]}`, id(jobs[0]), id(jobs[1]))
-		res := maps(must(t, b.do(t, "POST", "/v1/queues/default/claim", aWorker, body), 200).body["completed"])
-		for i, j := range jobs {
-			e, _ := res[i]["error"].(map[string]any)
-			mine := j["tenant"] == "a"
-			if res[i]["ok"] != mine || (!mine && (e == nil || e["code"] != "not_found")) {
-				t.Errorf("tenant %v: %v", j["tenant"], res[i])
-			}
-			want := map[bool]string{true: "completed", false: "running"}[mine]
-			if got := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", id(j)), admin, nil), 200).job()["state"]; got != want {
-				t.Errorf("tenant %v job is %v, want %s", j["tenant"], got, want)
-			}
 		}
 	})
 }

@@ -113,18 +113,11 @@ func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompletePa
 	if p.Fair != nil || p.Flow || e.inCallersTx() {
 		var finished []int64
 		var jobs []*driver.Job
-		err := e.inTx(ctx, func(tx executor) error {
-			var err error
-			if finished, err = tx.JobCompleteMany(ctx, done); err != nil {
-				return err
-			}
-			jobs, err = tx.JobClaim(ctx, p)
+		err := e.inTx(ctx, func(tx executor) (err error) {
+			finished, jobs, err = driver.CompleteThenClaim(ctx, tx, done, p)
 			return err
 		})
-		if err != nil {
-			return nil, nil, err
-		}
-		return finished, jobs, nil
+		return finished, jobs, err
 	}
 	complete, err := completeManyStmt(done)
 	if err != nil {
