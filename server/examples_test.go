@@ -1,13 +1,20 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -61,5 +68,75 @@ func TestExampleWorkers(t *testing.T) {
 				t.Errorf("%s sent %d reports: %v", ex.script, len(reports), reports)
 			}
 		})
+	}
+}
+
+// TestExampleBatchWorker runs examples/http-workers/batch_worker.py against
+// a real server: the good jobs complete with their sums, reported with
+// the next claim (one POST /v1/jobs/complete, for the last round); the
+// bad one fails.
+func TestExampleBatchWorker(t *testing.T) {
+	t.Parallel()
+	bin, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on PATH")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(file), "..", "examples", "http-workers", "batch_worker.py")
+	b := setup(t, databases[0], nil)
+	admin := createToken(t, b.drv, "admin", "")
+	worker := createToken(t, b.drv, "worker", "")
+	var good []int64
+	for i := range 7 {
+		good = append(good, id(must(t, b.do(t, "POST", "/v1/jobs", admin, fmt.Sprintf(`{"kind":"add","queue":"sums","payload":{"numbers":[%d,1]}}`, i)), 201).job()))
+	}
+	bad := id(must(t, b.do(t, "POST", "/v1/jobs", admin, `{"kind":"add","queue":"sums","payload":{"numbers":"x"}}`), 201).job())
+
+	// A proxy that counts the calls and the claims that carry reports.
+	u, err := url.Parse(b.ts.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		raw, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(raw))
+		what := r.URL.Path
+		if strings.HasSuffix(what, "/claim") && bytes.Contains(raw, []byte(`"complete"`)) {
+			what += " with complete"
+		}
+		mu.Lock()
+		calls[what]++
+		mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, script)
+	cmd.Env = append(os.Environ(), "SKIPLOCK_SERVER="+ts.URL, "SKIPLOCK_TOKEN="+worker,
+		"SKIPLOCK_QUEUE=sums", "SKIPLOCK_BATCH=3", "SKIPLOCK_MAX_JOBS=8")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("batch_worker.py: %v\n%s", err, out)
+	}
+	for i, jid := range good {
+		j := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", jid), admin, nil), 200).job()
+		res, _ := j["result"].(map[string]any)
+		if j["state"] != "completed" || res["sum"] != float64(i+1) || res["worker"] != "python-batch" {
+			t.Errorf("job %d worked by batch_worker.py: %v", jid, j)
+		}
+	}
+	if j := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", bad), admin, nil), 200).job(); j["state"] != "failed" {
+		t.Errorf("the bad job: %v", j)
+	}
+	// Rounds of 3, 3 and 2 jobs: the second and third claims carry the
+	// reports of the rounds before; the last round's go on their own.
+	mu.Lock()
+	defer mu.Unlock()
+	if calls["/v1/queues/sums/claim with complete"] != 2 || calls["/v1/jobs/complete"] != 1 {
+		t.Errorf("calls: %v, want 2 claims with complete and 1 POST /v1/jobs/complete", calls)
 	}
 }
