@@ -23,7 +23,8 @@ var (
 // two-second leases and kills it (SIGKILL) at random moments, restarting
 // it on the same port and database. Every job it acknowledged ends
 // completed, and no completion of an attempt whose lease was lost is
-// accepted.
+// accepted. Half the workers report each job with its own call, half with
+// their next claim ("complete").
 func TestChaos(t *testing.T) {
 	eachDB(t, func(t *testing.T, db database) {
 		c := &chaos{t: t, dbURL: db.url(t), dir: t.TempDir(), acked: map[int64]string{}}
@@ -35,7 +36,7 @@ func TestChaos(t *testing.T) {
 			producers.Go(func() { c.produce(i, stopProducing) })
 		}
 		for i := range 8 {
-			workers.Go(func() { c.work(fmt.Sprintf("chaos-w%d", i), stopWorking) })
+			workers.Go(func() { c.work(fmt.Sprintf("chaos-w%d", i), i%2 == 1, stopWorking) })
 		}
 		c.killAtRandom(*chaosDuration, *chaosKills)
 		close(stopProducing)
@@ -60,6 +61,7 @@ type chaos struct {
 	attempts []attemptRecord
 	bad5xx   []string
 	n503     atomic.Int64
+	carried  atomic.Int64 // reports answered in a claim's "completed"
 	kills    int
 	final    map[int64]map[string]any // job id → the job after the drain
 }
@@ -117,34 +119,73 @@ func (c *chaos) produce(p int, stop <-chan struct{}) {
 }
 
 // work claims one job at a time and runs it until stop.
-func (c *chaos) work(workerID string, stop <-chan struct{}) {
+func (c *chaos) work(workerID string, carry bool, stop <-chan struct{}) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	var held []attemptRecord // worked, to report with the next claim
+	defer func() {
+		// Stopping: what no claim will carry goes on its own.
+		for _, rec := range held {
+			c.finish(rec, c.report(rec, "complete", `"result":{"ok":true}`).status)
+		}
+	}()
 	for {
 		select {
 		case <-stop:
 			return
 		default:
 		}
-		a, err := c.call("POST", "/v1/queues/default/claim",
-			fmt.Sprintf(`{"worker_id":%q,"max":1,"wait_seconds":1,"lease_seconds":2}`, workerID))
+		body := fmt.Sprintf(`{"worker_id":%q,"max":1,"wait_seconds":1,"lease_seconds":2`, workerID)
+		if len(held) > 0 {
+			body += `,"complete":[`
+			for i, rec := range held {
+				if i > 0 {
+					body += ","
+				}
+				body += fmt.Sprintf(`{"id":%d,"attempt":%d,"result":{"ok":true}}`, rec.job, rec.attempt)
+			}
+			body += "]"
+		}
+		// Sent again with the same reports until it is answered: a report
+		// whose answer was lost then answers conflict, its job completed.
+		a, err := c.call("POST", "/v1/queues/default/claim", body+"}")
 		if err != nil || a.status != http.StatusOK {
 			time.Sleep(50 * time.Millisecond)
 			continue
 		}
+		outcomes := maps(a.body["completed"])
+		if len(outcomes) != len(held) {
+			c.t.Errorf("a claim reporting %d jobs answered %d outcomes: %s", len(held), len(outcomes), a.raw)
+		}
+		for i, o := range outcomes {
+			status := http.StatusConflict
+			if o["ok"] == true {
+				status = http.StatusOK
+			}
+			c.finish(held[i], status)
+			c.carried.Add(1)
+		}
+		held = nil
 		for _, j := range a.jobs() {
-			c.runAttempt(workerID, j, rng)
+			rec := c.runAttempt(workerID, j, rng)
+			switch {
+			case rec.lost:
+				c.finish(rec, 0)
+			case carry:
+				held = append(held, rec)
+			default:
+				c.finish(rec, c.report(rec, "complete", `"result":{"ok":true}`).status)
+			}
 		}
 	}
 }
 
 // runAttempt works a claimed job for up to 200 ms, heartbeating; one in
 // 25 stalls past its lease without heartbeats, so that the rescuer
-// takes it. Then it reports completion.
-func (c *chaos) runAttempt(workerID string, j map[string]any, rng *rand.Rand) {
+// takes it. It answers the attempt, lost when a heartbeat was refused.
+func (c *chaos) runAttempt(workerID string, j map[string]any, rng *rand.Rand) attemptRecord {
 	attempt, _ := j["attempt"].(float64)
 	rec := attemptRecord{job: id(j), attempt: int64(attempt), worker: workerID, claimedAt: time.Now(),
 		leaseUntil: parseTime(j["lease_until"])}
-	defer func() { c.mu.Lock(); c.attempts = append(c.attempts, rec); c.mu.Unlock() }()
 	work, stall := time.Duration(rng.IntN(200))*time.Millisecond, rng.IntN(25) == 0
 	if stall {
 		work = 3 * time.Second
@@ -157,12 +198,20 @@ func (c *chaos) runAttempt(workerID string, j map[string]any, rng *rand.Rand) {
 		a := c.report(rec, "heartbeat", `"lease_seconds":2`)
 		if a.status != http.StatusOK {
 			rec.lost = true
-			return
+			return rec
 		}
 		rec.leaseUntil = parseTime(a.body["lease_until"])
 	}
-	rec.completed = c.report(rec, "complete", `"result":{"ok":true}`).status
-	rec.finishedAt = time.Now()
+	return rec
+}
+
+// finish records an attempt and the status its completion was answered
+// (0: none was sent, or no answer came).
+func (c *chaos) finish(rec attemptRecord, completed int) {
+	rec.completed, rec.finishedAt = completed, time.Now()
+	c.mu.Lock()
+	c.attempts = append(c.attempts, rec)
+	c.mu.Unlock()
 }
 
 // report sends a worker report, again while the server is down or
@@ -272,8 +321,8 @@ func (c *chaos) check() {
 	for _, s := range c.bad5xx {
 		t.Errorf("5xx other than 503: %s", s)
 	}
-	t.Logf("%d kills, %d jobs acknowledged, %d attempts, %d completions accepted, %d attempts lost their lease, %d answers 503",
-		c.kills, len(c.acked), len(c.attempts), len(accepted), lost, c.n503.Load())
+	t.Logf("%d kills, %d jobs acknowledged, %d attempts, %d completions accepted, %d attempts lost their lease, %d answers 503, %d reports answered in claims",
+		c.kills, len(c.acked), len(c.attempts), len(accepted), lost, c.n503.Load(), c.carried.Load())
 	if len(c.acked) == 0 || len(accepted) == 0 {
 		t.Fatal("the run enqueued or completed nothing")
 	}
