@@ -35,11 +35,12 @@ func headEvery(cost time.Duration) time.Duration { return min(20*cost, maxHeadEv
 
 const maxHeadEvery = 5 * time.Second
 
-// claim claims through drv with p, starting after the place unless a head
-// claim is due, and moves the place to the last job claimed.
-func (cp *claimPlace) claim(ctx context.Context, drv driver.JobStore, p driver.ClaimParams) ([]*JobRow, error) {
+// claim claims with p through claim (a driver's JobClaim, or a statement
+// that claims as it does), starting after the place unless a head claim is
+// due, and moves the place to the last job claimed.
+func (cp *claimPlace) claim(ctx context.Context, claim func(context.Context, driver.ClaimParams) ([]*driver.Job, error), p driver.ClaimParams) ([]*JobRow, error) {
 	if p.Fair != nil {
-		return drv.JobClaim(ctx, p) // it starts at each tenant's head
+		return claim(ctx, p) // it starts at each tenant's head
 	}
 	cp.mu.Lock()
 	head := cp.floor == nil || time.Since(cp.lastHead) >= headEvery(cp.headCost)
@@ -48,7 +49,7 @@ func (cp *claimPlace) claim(ctx context.Context, drv driver.JobStore, p driver.C
 	}
 	cp.mu.Unlock()
 	start := time.Now()
-	jobs, err := drv.JobClaim(ctx, p)
+	jobs, err := claim(ctx, p)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,9 @@ const maxGatheredClaim = 1000
 
 // claimGathered reports reports (none: a plain claim) and claims p.Max
 // jobs at place, in one transaction with the same worker's claims that
-// wait for it; it answers the ids of reports it finished, and the jobs.
+// wait for it. It answers the jobs, and the ids of the reported jobs the
+// transaction finished, sorted: the gathered calls share them, and no two
+// name one job.
 func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.ClaimParams, reports []driver.CompleteParams) ([]int64, []*JobRow, error) {
 	call := &claimCall{params: p, reports: reports}
 	key := claimKeyOf(place, p)
@@ -73,37 +75,33 @@ func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.
 			reports = append(reports, b.reports...)
 		}
 		var done []int64
-		var jobs []*JobRow
-		var err error
-		if len(reports) == 0 {
-			jobs, err = place.claim(ctx, c.driver, cp)
-		} else {
-			done, jobs, err = c.completeClaim(ctx, place, reports, cp)
+		claim := c.driver.JobClaim
+		if len(reports) > 0 {
+			cc := c.completeClaimStore()
+			claim = func(ctx context.Context, p driver.ClaimParams) (jobs []*driver.Job, err error) {
+				done, jobs, err = cc.JobCompleteClaim(ctx, reports, p)
+				return jobs, err
+			}
 		}
+		jobs, err := place.claim(ctx, claim, cp)
 		slices.Sort(done)
 		// The jobs come in claim order: each call takes its share in turn.
 		for _, b := range batch {
 			n := min(b.params.Max, len(jobs))
-			b.jobs, b.err, jobs = jobs[:n:n], err, jobs[n:]
-			b.done = ownDone(done, b.reports)
+			b.jobs, b.err, b.done, jobs = jobs[:n:n], err, done, jobs[n:]
 		}
 	})
 	return call.done, call.jobs, call.err
 }
 
-// completeClaim finishes reports and claims with cp at place in one
-// transaction.
-func (c *Client) completeClaim(ctx context.Context, place *claimPlace, reports []driver.CompleteParams, cp driver.ClaimParams) ([]int64, []*JobRow, error) {
-	cc, err := driver.As[driver.CompleteClaimStore](c.driver)
-	if err != nil {
-		cc = completeClaimInTx{c.driver}
+// completeClaimStore answers the driver's statement that reports and
+// claims in one transaction, or, when it has none, the two statements in a
+// transaction of the driver's.
+func (c *Client) completeClaimStore() driver.CompleteClaimStore {
+	if cc, err := driver.As[driver.CompleteClaimStore](c.driver); err == nil {
+		return cc
 	}
-	st := &reportingStore{JobStore: c.driver, cc: cc, reports: reports}
-	jobs, err := place.claim(ctx, st, cp)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st.done, jobs, nil
+	return completeClaimInTx{c.driver}
 }
 
 // completeClaimInTx is JobCompleteClaim for a driver without it: the
@@ -120,32 +118,6 @@ func (c completeClaimInTx) JobCompleteClaim(ctx context.Context, done []driver.C
 	return finished, jobs, err
 }
 
-// reportingStore claims as its JobStore does, after finishing reports in
-// the claim's transaction.
-type reportingStore struct {
-	driver.JobStore
-	cc      driver.CompleteClaimStore
-	reports []driver.CompleteParams
-	done    []int64
-}
-
-func (s *reportingStore) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
-	done, jobs, err := s.cc.JobCompleteClaim(ctx, s.reports, p)
-	s.done = done
-	return jobs, err
-}
-
-// ownDone answers the ids of sorted done that reports name.
-func ownDone(done []int64, reports []driver.CompleteParams) []int64 {
-	var own []int64
-	for _, p := range reports {
-		if _, ok := slices.BinarySearch(done, p.ID); ok {
-			own = append(own, p.ID)
-		}
-	}
-	return own
-}
-
 // reportCall is one CompleteMany's share of a gathered report.
 type reportCall struct {
 	ctx    context.Context
@@ -160,7 +132,7 @@ const gatheredReportTimeout = 30 * time.Second
 
 // completeGathered finishes params (one worker's held jobs) in one
 // statement with the same worker's reports that wait for it, and answers
-// the ids it finished. A report that names a job the gathered ones name
+// the ids that statement finished, sorted. A report that names a job the gathered ones name
 // waits for the next statement: of two reports of one job, one finishes it
 // and the other is refused, as when they run apart.
 func (c *Client) completeGathered(ctx context.Context, workerID string, params []driver.CompleteParams) ([]int64, error) {
@@ -184,6 +156,9 @@ type reportNames struct {
 // takes their names if so: at most MaxCompleteMany jobs, none named twice.
 // A report that names a job again waits for a statement of its own.
 func (r *reportNames) fit(first, w []driver.CompleteParams) bool {
+	if len(w) == 0 {
+		return true // a plain claim, or no report: nothing to name
+	}
 	if r.ids == nil {
 		r.ids = make(map[int64]bool, len(first)+len(w))
 		for _, p := range first {
@@ -207,11 +182,13 @@ func (r *reportNames) fit(first, w []driver.CompleteParams) bool {
 }
 
 // runReports finishes a batch of reports in one statement and gives each
-// the ids of its own that finished.
+// the ids it finished, sorted: the calls share them, and no two name one
+// job.
 func (c *Client) runReports(batch []*reportCall) {
 	if len(batch) == 1 {
 		b := batch[0]
 		b.done, b.err = c.driver.JobCompleteMany(b.ctx, b.params)
+		slices.Sort(b.done)
 		return
 	}
 	var params []driver.CompleteParams
@@ -223,9 +200,6 @@ func (c *Client) runReports(batch []*reportCall) {
 	done, err := c.driver.JobCompleteMany(ctx, params)
 	slices.Sort(done)
 	for _, b := range batch {
-		b.err = err
-		if err == nil {
-			b.done = ownDone(done, b.params)
-		}
+		b.done, b.err = done, err
 	}
 }

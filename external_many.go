@@ -76,9 +76,8 @@ func (c *Client) heldReports(ctx context.Context, workerID string, items []Compl
 }
 
 // settleReports marks the results that are not among the ids a statement
-// finished (done) as refused, saying why.
+// finished (done, sorted) as refused, saying why.
 func (c *Client) settleReports(ctx context.Context, out []CompleteManyResult, done []int64) {
-	slices.Sort(done)
 	for i := range out {
 		if out[i].Err != nil {
 			continue

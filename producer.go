@@ -206,7 +206,7 @@ func (p *producer) fetch(ctx context.Context, free int) (int, error) {
 	// until their leases expire.
 	claimCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	jobs, err := p.place.claim(claimCtx, p.client.driver, params)
+	jobs, err := p.place.claim(claimCtx, p.client.driver.JobClaim, params)
 	if err != nil {
 		return 0, err
 	}

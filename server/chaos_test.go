@@ -134,20 +134,9 @@ func (c *chaos) work(workerID string, carry bool, stop <-chan struct{}) {
 			return
 		default:
 		}
-		body := fmt.Sprintf(`{"worker_id":%q,"max":1,"wait_seconds":1,"lease_seconds":2`, workerID)
-		if len(held) > 0 {
-			body += `,"complete":[`
-			for i, rec := range held {
-				if i > 0 {
-					body += ","
-				}
-				body += fmt.Sprintf(`{"id":%d,"attempt":%d,"result":{"ok":true}}`, rec.job, rec.attempt)
-			}
-			body += "]"
-		}
 		// Sent again with the same reports until it is answered: a report
 		// whose answer was lost then answers conflict, its job completed.
-		a, err := c.call("POST", "/v1/queues/default/claim", body+"}")
+		a, err := c.call("POST", "/v1/queues/default/claim", claimBody(workerID, held))
 		if err != nil || a.status != http.StatusOK {
 			time.Sleep(50 * time.Millisecond)
 			continue
@@ -177,6 +166,22 @@ func (c *chaos) work(workerID string, carry bool, stop <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// claimBody is a claim of one job with 2 s leases that reports held.
+func claimBody(workerID string, held []attemptRecord) string {
+	body := fmt.Sprintf(`{"worker_id":%q,"max":1,"wait_seconds":1,"lease_seconds":2`, workerID)
+	if len(held) > 0 {
+		body += `,"complete":[`
+		for i, rec := range held {
+			if i > 0 {
+				body += ","
+			}
+			body += fmt.Sprintf(`{"id":%d,"attempt":%d,"result":{"ok":true}}`, rec.job, rec.attempt)
+		}
+		body += "]"
+	}
+	return body + "}"
 }
 
 // runAttempt works a claimed job for up to 200 ms, heartbeating; one in

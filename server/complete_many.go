@@ -52,22 +52,39 @@ func (s *Server) completeMany(w http.ResponseWriter, r *http.Request, p *princip
 	if len(b.Jobs) == 0 {
 		return badRequest("jobs", "must name at least one job")
 	}
-	items, err := s.parseReports("jobs", b.Jobs)
-	if err != nil {
-		return err
-	}
-	keep, hidden, err := s.visibleReports(r.Context(), p, items)
+	rep, err := s.checkReports(r.Context(), p, "jobs", b.Jobs)
 	if err != nil {
 		return err
 	}
 	var res []skiplock.CompleteManyResult
-	if len(keep) > 0 {
-		if res, err = s.client.CompleteMany(r.Context(), b.WorkerID, keep); err != nil {
+	if len(rep.keep) > 0 {
+		if res, err = s.client.CompleteMany(r.Context(), b.WorkerID, rep.keep); err != nil {
 			return err
 		}
 	}
-	writeJSON(w, http.StatusOK, completeManyAnswer{Results: s.reportOutcomes(items, res, hidden)})
+	writeJSON(w, http.StatusOK, completeManyAnswer{Results: s.reportOutcomes(rep, res)})
 	return nil
+}
+
+// batchReport is a checked batch report: its jobs in order (items), those
+// the token may report on (keep), and the others with why not (hidden).
+type batchReport struct {
+	items, keep []skiplock.CompleteManyItem
+	hidden      map[int64]error
+}
+
+// checkReports checks the jobs of a batch report, field naming them
+// ("jobs", or a claim's "complete").
+func (s *Server) checkReports(ctx context.Context, p *principal, field string, jobs []completeManyItem) (*batchReport, error) {
+	items, err := s.parseReports(field, jobs)
+	if err != nil {
+		return nil, err
+	}
+	keep, hidden, err := s.visibleReports(ctx, p, items)
+	if err != nil {
+		return nil, err
+	}
+	return &batchReport{items: items, keep: keep, hidden: hidden}, nil
 }
 
 // parseReports checks the jobs of a batch report, field naming them
@@ -125,10 +142,11 @@ func (s *Server) visibleReports(ctx context.Context, p *principal, items []skipl
 	return keep, hidden, nil
 }
 
-// reportOutcomes answers each item's outcome in order, from the library's
-// results (res) and the refusals before it (hidden), and counts the
+// reportOutcomes answers each job's outcome in order, from the library's
+// results (res) and the refusals before it (rep.hidden), and counts the
 // completions.
-func (s *Server) reportOutcomes(items []skiplock.CompleteManyItem, res []skiplock.CompleteManyResult, hidden map[int64]error) []completeManyOutcome {
+func (s *Server) reportOutcomes(rep *batchReport, res []skiplock.CompleteManyResult) []completeManyOutcome {
+	items, hidden := rep.items, rep.hidden
 	byID := make(map[int64]error, len(res))
 	for _, c := range res {
 		byID[c.ID] = c.Err

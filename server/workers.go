@@ -50,15 +50,13 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 			return err
 		}
 	}
-	var items, keep []skiplock.CompleteManyItem
-	var hidden map[int64]error
+	var rep *batchReport
+	var keep []skiplock.CompleteManyItem
 	if b.Complete != nil {
-		if items, err = s.parseReports("complete", b.Complete); err != nil {
+		if rep, err = s.checkReports(r.Context(), p, "complete", b.Complete); err != nil {
 			return err
 		}
-		if keep, hidden, err = s.visibleReports(r.Context(), p, items); err != nil {
-			return err
-		}
+		keep = rep.keep
 	}
 	// A tenant-scoped worker claims its tenant's jobs only.
 	params.Tenant = p.tenantFilter(nil)
@@ -77,22 +75,35 @@ func (s *Server) claim(w http.ResponseWriter, r *http.Request, p *principal) err
 		return err
 	}
 	s.claims.remember(jobs)
-	body, err := appendJobs(append(make([]byte, 0, 64+len(jobs)*768+len(items)*32), '{'), views(jobs), fields)
+	body, err := s.claimAnswer(jobs, fields, rep, res)
 	if err != nil {
-		// A job whose stored JSON is not JSON: nobody gets the claim.
+		// Nobody gets the claim.
 		s.handBack(jobs)
-		return fmt.Errorf("encode claimed jobs: %w", err)
+		return err
 	}
-	if b.Complete != nil {
-		done, err := json.Marshal(s.reportOutcomes(items, res, hidden))
+	writeRawJSON(w, http.StatusOK, body)
+	return nil
+}
+
+// claimAnswer writes a claim's answer: the jobs, with fields, and when the
+// claim reported (rep), each report's outcome.
+func (s *Server) claimAnswer(jobs []*skiplock.JobRow, fields skiplock.ViewFields, rep *batchReport, res []skiplock.CompleteManyResult) ([]byte, error) {
+	size := 64 + len(jobs)*768
+	if rep != nil {
+		size += len(rep.items) * 32
+	}
+	body, err := appendJobs(append(make([]byte, 0, size), '{'), views(jobs), fields)
+	if err != nil {
+		return nil, fmt.Errorf("encode claimed jobs: %w", err) // a job whose stored JSON is not JSON
+	}
+	if rep != nil {
+		done, err := json.Marshal(s.reportOutcomes(rep, res))
 		if err != nil {
-			s.handBack(jobs)
-			return err
+			return nil, err
 		}
 		body = append(append(body, `,"completed":`...), done...)
 	}
-	writeRawJSON(w, http.StatusOK, append(body, '}'))
-	return nil
+	return append(body, '}'), nil
 }
 
 // handBack returns claimed jobs that no worker received (see

@@ -3,6 +3,7 @@ package pgdriver
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -37,4 +38,61 @@ var jobCompleteHeld = bind[completeHeldArgs]("JobCompleteHeld")
 type completeHeldArgs struct {
 	heldArgs
 	Result any `sql:"result"`
+}
+
+// JobCompleteMany finishes a batch in one statement; the jobs must share a
+// worker id (one process flushes its own).
+func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+	if len(jobs) == 0 {
+		return nil, nil
+	}
+	c, err := completeManyStmt(jobs)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.pinned(ctx, genericPlan, c.sql, c.args, c.read); err != nil {
+		return nil, err
+	}
+	if c.released > 0 {
+		_, err = e.ReleaseWaiting(ctx) // and wakes their queues
+	}
+	return c.done, err
+}
+
+// completeMany is the statement of a batch completion and what it read:
+// the ids it finished, and how many waiting jobs it released.
+type completeMany struct {
+	localStmt
+	done     []int64
+	released int64
+}
+
+func completeManyStmt(jobs []driver.CompleteParams) (*completeMany, error) {
+	for _, c := range jobs {
+		if c.WorkerID != jobs[0].WorkerID {
+			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
+		}
+	}
+	ids, attempts, results := batchArgs(len(jobs), func(i int) (int64, int) { return jobs[i].ID, jobs[i].Attempt },
+		func(b []byte, i int) []byte { return append(b, jobs[i].Result...) })
+	c := &completeMany{}
+	c.sql = jobCompleteMany.SQL
+	c.args = jobCompleteMany.Args(completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results})
+	c.read = func(rows pgx.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var id int64
+		dest := []any{&id, nil, &c.released} // one target for every row; the state is not read
+		c.done = make([]int64, 0, len(jobs))
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			c.done = append(c.done, id)
+		}
+		return rows.Err()
+	}
+	return c, nil
 }

@@ -74,10 +74,7 @@ func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver
 	if p.Fair != nil && p.Tenant == nil && !p.Flow { // limits come first: a flow claim is not fair
 		return e.jobClaimFair(ctx, p)
 	}
-	args := pagedClaimArgs{claimArgs: newClaimArgs(p), Tenant: p.Tenant, AfterRank: -1} // before every job
-	if a := p.After; a != nil {
-		args.AfterRank, args.AfterRunAt, args.AfterID = 10-a.Priority, a.RunAt, a.ID
-	}
+	args := newPagedClaimArgs(p)
 	if p.Flow {
 		return e.jobClaimFlow(ctx, p, args)
 	}
@@ -99,47 +96,6 @@ func readClaimed(jobs *[]*driver.Job) func(pgx.Rows, error) error {
 		slices.SortFunc(*jobs, func(a, b *driver.Job) int { return a.Key().Compare(b.Key()) })
 		return nil
 	}
-}
-
-// JobCompleteClaim finishes held jobs and then claims, in one transaction
-// sent as one pipeline (driver.CompleteClaimStore). A fair or flow claim
-// runs as JobCompleteMany and then JobClaim in a transaction (in the
-// caller's, when there is one).
-func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
-	if len(done) == 0 {
-		jobs, err := e.JobClaim(ctx, p)
-		return nil, jobs, err
-	}
-	if p.Fair != nil || p.Flow || e.inCallersTx() {
-		var finished []int64
-		var jobs []*driver.Job
-		err := e.inTx(ctx, func(tx executor) (err error) {
-			finished, jobs, err = driver.CompleteThenClaim(ctx, tx, done, p)
-			return err
-		})
-		return finished, jobs, err
-	}
-	complete, err := completeManyStmt(done)
-	if err != nil {
-		return nil, nil, err
-	}
-	args := pagedClaimArgs{claimArgs: newClaimArgs(p), Tenant: p.Tenant, AfterRank: -1}
-	if a := p.After; a != nil {
-		args.AfterRank, args.AfterRunAt, args.AfterID = 10-a.Priority, a.RunAt, a.ID
-	}
-	var jobs []*driver.Job
-	// The commit waits for the WAL flush, as the completion's own does.
-	err = e.inLocalTxMany(ctx, genericPlan, complete.localStmt,
-		localStmt{jobClaim.SQL, jobClaim.Args(args), readClaimed(&jobs)})
-	if err != nil {
-		return nil, nil, err
-	}
-	if complete.released > 0 {
-		if _, err := e.ReleaseWaiting(ctx); err != nil { // and wakes their queues
-			return nil, nil, err
-		}
-	}
-	return complete.done, jobs, nil
 }
 
 // claimArgs are the arguments every claim statement takes.
@@ -171,6 +127,14 @@ type pagedClaimArgs struct {
 	AfterRank  int       `sql:"after_rank"`
 	AfterRunAt time.Time `sql:"after_run_at"`
 	AfterID    int64     `sql:"after_id"`
+}
+
+func newPagedClaimArgs(p driver.ClaimParams) pagedClaimArgs {
+	args := pagedClaimArgs{claimArgs: newClaimArgs(p), Tenant: p.Tenant, AfterRank: -1} // before every job
+	if a := p.After; a != nil {
+		args.AfterRank, args.AfterRunAt, args.AfterID = 10-a.Priority, a.RunAt, a.ID
+	}
+	return args
 }
 
 // genericPlan makes a prepared statement run its generic plan, made once
@@ -280,63 +244,6 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 	}
 	args := jobHeartbeat.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
 	return out, e.pinned(ctx, genericPlan, jobHeartbeat.SQL, args, read)
-}
-
-// JobCompleteMany finishes a batch in one statement; the jobs must share a
-// worker id (one process flushes its own).
-func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
-	if len(jobs) == 0 {
-		return nil, nil
-	}
-	c, err := completeManyStmt(jobs)
-	if err != nil {
-		return nil, err
-	}
-	if err := e.pinned(ctx, genericPlan, c.sql, c.args, c.read); err != nil {
-		return nil, err
-	}
-	if c.released > 0 {
-		_, err = e.ReleaseWaiting(ctx) // and wakes their queues
-	}
-	return c.done, err
-}
-
-// completeMany is the statement of a batch completion and what it read:
-// the ids it finished, and how many waiting jobs it released.
-type completeMany struct {
-	localStmt
-	done     []int64
-	released int64
-}
-
-func completeManyStmt(jobs []driver.CompleteParams) (*completeMany, error) {
-	for _, c := range jobs {
-		if c.WorkerID != jobs[0].WorkerID {
-			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
-		}
-	}
-	ids, attempts, results := batchArgs(len(jobs), func(i int) (int64, int) { return jobs[i].ID, jobs[i].Attempt },
-		func(b []byte, i int) []byte { return append(b, jobs[i].Result...) })
-	c := &completeMany{}
-	c.sql = jobCompleteMany.SQL
-	c.args = jobCompleteMany.Args(completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results})
-	c.read = func(rows pgx.Rows, err error) error {
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		var id int64
-		dest := []any{&id, nil, &c.released} // one target for every row; the state is not read
-		c.done = make([]int64, 0, len(jobs))
-		for rows.Next() {
-			if err := rows.Scan(dest...); err != nil {
-				return err
-			}
-			c.done = append(c.done, id)
-		}
-		return rows.Err()
-	}
-	return c, nil
 }
 
 // batchArgs answers the ids of a batch of n held jobs in id order, the
@@ -492,5 +399,3 @@ type progressArgs struct {
 	LeaseKinds      []string  `sql:"lease_kinds"`
 	Leases          []float64 `sql:"leases"`
 }
-
-var _ driver.CompleteClaimStore = executor{}
