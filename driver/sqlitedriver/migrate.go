@@ -22,8 +22,15 @@ const migrationsTable = `CREATE TABLE IF NOT EXISTS skiplock_migrations (
 	version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
 
 func (m *migrator) Status(ctx context.Context) ([]driver.Migration, error) {
+	all, err := migrations.Load(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	if applied, err := m.applied(ctx); err != nil || applied != nil {
+		return migrations.Status(all, applied), err
+	}
 	var out []driver.Migration
-	err := m.locked(ctx, func(tx *sql.Tx, all []migrations.Step) error {
+	err = m.locked(ctx, func(tx *sql.Tx, all []migrations.Step) error {
 		applied, err := appliedVersions(ctx, tx)
 		out = migrations.Status(all, applied)
 		return err
@@ -32,8 +39,18 @@ func (m *migrator) Status(ctx context.Context) ([]driver.Migration, error) {
 }
 
 func (m *migrator) Up(ctx context.Context, steps int) ([]driver.Migration, error) {
+	all, err := migrations.Load(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	// With every step applied there is nothing to lock for: a process
+	// opening a file that others write without pause would otherwise wait
+	// for the write lock, and past the busy timeout fail.
+	if applied, err := m.applied(ctx); err != nil || (applied != nil && len(migrations.Pending(all, applied, steps)) == 0) {
+		return nil, err
+	}
 	var done []driver.Migration
-	err := m.locked(ctx, func(tx *sql.Tx, all []migrations.Step) error {
+	err = m.locked(ctx, func(tx *sql.Tx, all []migrations.Step) error {
 		applied, err := appliedVersions(ctx, tx)
 		if err != nil {
 			return err
@@ -102,8 +119,32 @@ func (m *migrator) locked(ctx context.Context, fn func(*sql.Tx, []migrations.Ste
 	return tx.Commit()
 }
 
-func appliedVersions(ctx context.Context, tx *sql.Tx) (map[int]time.Time, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT version, applied_at FROM skiplock_migrations`)
+// applied reads the applied versions on a reader, without the write lock.
+// It answers nil when the file has no migrations table yet.
+func (m *migrator) applied(ctx context.Context) (map[int]time.Time, error) {
+	var n int
+	err := m.d.readers.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'skiplock_migrations'`).Scan(&n)
+	if err != nil {
+		return nil, fileError(m.d.path, err)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	applied, err := appliedVersions(ctx, m.d.readers)
+	if err != nil {
+		return nil, fileError(m.d.path, err)
+	}
+	return applied, nil
+}
+
+// queryer is a transaction or a pool.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func appliedVersions(ctx context.Context, q queryer) (map[int]time.Time, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version, applied_at FROM skiplock_migrations`)
 	if err != nil {
 		return nil, err
 	}

@@ -226,3 +226,50 @@ func TestOpenWaitsOutABusyWriter(t *testing.T) {
 	}
 	d.Close()
 }
+
+// A file with every migration applied migrates at once while another
+// connection holds the write lock: there is nothing to apply, so nothing to
+// wait for. A client opening beside busy writers would otherwise fail with
+// SQLITE_BUSY after the busy timeout.
+func TestMigratedFileMigratesBesideABusyWriter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "busy.db")
+	sqlitetest.Open(t, path)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	d, err := sqlitedriver.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	other, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = conn.ExecContext(context.Background(), "ROLLBACK") }()
+	done, err := d.Migrator().Up(ctx, 0)
+	if err != nil || len(done) != 0 {
+		t.Fatalf("up with every migration applied, beside a held write lock: %v, applied %v", err, done)
+	}
+	st, err := d.Migrator().Status(ctx)
+	if err != nil {
+		t.Fatalf("status beside a held write lock: %v", err)
+	}
+	for _, m := range st {
+		if m.Applied == nil {
+			t.Fatalf("migration %03d_%s not applied", m.Version, m.Name)
+		}
+	}
+	if len(st) == 0 {
+		t.Fatal("status lists no migration")
+	}
+}
