@@ -76,3 +76,32 @@ var _ = add("DependenciesMissingParent", func(e *env) {
 		e.t.Fatalf("a failed insert stored %d jobs (%v)", len(jobs), err)
 	}
 })
+
+// A dependent cancelled before its parents finished, then retried, waits for
+// them again: it does not run before a parent it depends on.
+var _ = add("RetriedDependentWaitsForItsParents", func(e *env) {
+	a, b := e.insert(job("a")), e.insert(job("b"))
+	child := e.insert(dependent(a.ID, b.ID))
+	ja := e.claim(driver.ClaimParams{Kinds: []string{"a"}})
+	e.complete(ja[0], "")
+	if _, err := e.admin().JobCancel(e.ctx, child.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	out, err := e.admin().JobRetry(e.ctx, child.ID)
+	if err != nil || out.State != driver.StateWaiting {
+		e.t.Fatalf("retry a dependent whose parent %d is pending: %+v, %v, want waiting", b.ID, out, err)
+	}
+	if got := e.claim(driver.ClaimParams{Kinds: []string{"child"}}); len(got) != 0 {
+		e.t.Fatalf("claimed a retried dependent before its parent finished: %d jobs", len(got))
+	}
+	jb := e.claim(driver.ClaimParams{Kinds: []string{"b"}})
+	e.complete(jb[0], "")
+	e.wantState(child.ID, driver.StatePending)
+	// With every parent finished, a retry goes straight to pending.
+	if _, err := e.admin().JobCancel(e.ctx, child.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	if out, err := e.admin().JobRetry(e.ctx, child.ID); err != nil || out.State != driver.StatePending {
+		e.t.Fatalf("retry a dependent whose parents completed: %+v, %v, want pending", out, err)
+	}
+})

@@ -87,8 +87,27 @@ var _ = add("RescuePausesJobsAskedToPause", func(e *env) {
 	if err != nil || res.Paused != 1 || res.Requeued != 1 {
 		e.t.Fatalf("rescue: %+v, %v; want one paused, one requeued", res, err)
 	}
-	if j := e.wantState(asked.ID, driver.StatePaused); j.Attempt != 0 || len(j.Errors) != 0 {
-		e.t.Fatalf("paused by the rescuer: attempt %d errors %+v", j.Attempt, j.Errors)
+	// The attempt is spent, as for any expired lease: its worker may still
+	// be running it.
+	j := e.wantState(asked.ID, driver.StatePaused)
+	if j.Attempt != 1 || len(j.Errors) != 1 || j.Errors[0].Type != "lease_expired" || !j.Errors[0].Retryable {
+		e.t.Fatalf("paused by the rescuer: attempt %d errors %+v, want attempt 1 and one retryable lease_expired", j.Attempt, j.Errors)
 	}
 	e.wantState(plain.ID, driver.StatePending)
+	// Resumed and claimed again by the same worker, the job runs attempt 2:
+	// a late report of attempt 1 is refused.
+	if _, err := e.admin().JobResume(e.ctx, asked.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	again := e.claim(driver.ClaimParams{})
+	if len(again) != 2 {
+		e.t.Fatalf("claimed %v after resume, want both jobs", ids(again))
+	}
+	for _, r := range again {
+		if r.ID == asked.ID && r.Attempt != 2 {
+			e.t.Fatalf("resumed job claimed as attempt %d, want 2", r.Attempt)
+		}
+	}
+	_, err = e.d.JobComplete(e.ctx, driver.CompleteParams{HeldJob: driver.HeldJob{ID: asked.ID, Attempt: 1, WorkerID: "w1"}})
+	e.wantErr(err, driver.ErrLeaseLost, "complete the resumed job with the attempt its lease lost")
 })

@@ -271,12 +271,13 @@ WHERE id = @id AND state = 'running'
 RETURNING {{cols}};
 
 -- name: JobUnarchive
+-- A job retried while some of its parents have not finished waits for them.
 WITH d AS (
     DELETE FROM skiplock_jobs_archive WHERE id = @id AND state IN ('failed', 'cancelled')
     RETURNING *
 )
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols d: state='pending', attempt=0, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
+SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = d.id) THEN 'waiting' ELSE 'pending' END, attempt=0, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
 FROM d
 RETURNING {{cols}};
 
@@ -539,11 +540,14 @@ WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'ru
 RETURNING {{cols}};
 
 -- name: JobRescuePaused
--- Expired leases of jobs asked to pause: paused, attempt unspent, as if
--- their worker had stopped (it did, or it died).
+-- Expired leases of jobs asked to pause: paused, as if their worker had
+-- stopped. The attempt is spent, as for any expired lease: the worker may
+-- still be running it, and a number given again would let its late report
+-- finish the next run.
 UPDATE skiplock_jobs j
-SET state = 'paused', attempt = j.attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = false,
-    updated_at = now()
+SET state = 'paused', worker_id = NULL, lease_until = NULL, pause_requested = false, updated_at = now(),
+    errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'type', 'lease_expired',
+        'message', 'lease expired', 'at', now(), 'retryable', j.attempt <= j.max_retries))
 WHERE j.id = ANY(ARRAY(
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND pause_requested AND NOT cancel_requested

@@ -254,8 +254,9 @@ WHERE id = @id AND state = 'running'
 RETURNING {{cols}};
 
 -- name: JobUnarchive
+-- A job retried while some of its parents have not finished waits for them.
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols a: state='pending', attempt=0, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
+SELECT {{cols a: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = a.id) THEN 'waiting' ELSE 'pending' END, attempt=0, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
 FROM skiplock_jobs_archive a WHERE a.id = @id AND a.state IN ('failed', 'cancelled')
 RETURNING {{cols}};
 
@@ -494,9 +495,13 @@ WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'runni
 RETURNING {{cols}};
 
 -- name: JobRescuePaused
+-- The attempt is spent, as for any expired lease: the worker may still be
+-- running it, and a number given again would let its late report finish
+-- the next run.
 UPDATE skiplock_jobs
-SET state = 'paused', attempt = attempt - 1, worker_id = NULL, lease_until = NULL, pause_requested = 0,
-    updated_at = @now
+SET state = 'paused', worker_id = NULL, lease_until = NULL, pause_requested = 0, updated_at = @now,
+    errors = json_insert(errors, '$[#]', json_object('attempt', attempt, 'type', 'lease_expired',
+        'message', 'lease expired', 'at', @now_text, 'retryable', json(CASE WHEN attempt <= max_retries THEN 'true' ELSE 'false' END)))
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND pause_requested AND NOT cancel_requested

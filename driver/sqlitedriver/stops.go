@@ -33,12 +33,12 @@ func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.St
 }
 
 // rescuePaused pauses jobs asked to pause whose lease expired (JobRescue
-// runs it first: their workers stopped, or died).
+// runs it first: their workers stopped, or died), their attempt spent.
 func (e executor) rescuePaused(ctx context.Context, limit int, since time.Time) (int, error) {
-	_, now, _ := nowArgs()
+	_, now, nowText := nowArgs()
 	ids, err := collect(func(s scanner) (int64, error) {
 		var id int64
 		return id, s.Scan(&id)
-	})(e.wquery(ctx, "JobRescuePaused", sql.Named("limit", limit), sinceArg(since), now))
+	})(e.wquery(ctx, "JobRescuePaused", sql.Named("limit", limit), sinceArg(since), now, nowText))
 	return len(ids), err
 }
