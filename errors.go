@@ -28,6 +28,10 @@ var (
 	ErrStopping = errors.New("client is stopping")
 )
 
+// MissingDependencyError is ErrMissingDependency naming the parent (ID)
+// that does not exist.
+type MissingDependencyError = driver.MissingDependencyError
+
 // ValidationError is a rejected input: Field names it ("priority",
 // "payload.file_path"), Message the rule. Nothing was stored.
 type ValidationError = contract.ValidationError

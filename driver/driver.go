@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -17,6 +18,16 @@ var (
 	// ErrMissingDependency: depends_on names a job that does not exist.
 	ErrMissingDependency = errors.New("depends_on names a job that does not exist")
 )
+
+// MissingDependencyError is ErrMissingDependency naming the parent.
+type MissingDependencyError struct{ ID int64 }
+
+func (e *MissingDependencyError) Error() string {
+	return fmt.Sprintf("%v: %d", ErrMissingDependency, e.ID)
+}
+
+// Is makes errors.Is(err, ErrMissingDependency) hold.
+func (e *MissingDependencyError) Is(target error) bool { return target == ErrMissingDependency }
 
 // Driver is a database Skiplock runs on. It implements the core contract
 // (Executor) and, optionally, any of the stores in optional.go; the library

@@ -54,6 +54,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, p *principal) e
 		return err
 	}
 	res, err := s.client.Insert(r.Context(), job.Args, job.Opts)
+	err = missingParent(err, "", []skiplock.InsertManyParams{job})
 	if err != nil {
 		return err
 	}
@@ -110,6 +111,7 @@ func (s *Server) enqueueBatch(w http.ResponseWriter, r *http.Request, p *princip
 		return err
 	}
 	res, err := s.client.InsertBatch(r.Context(), jobs)
+	err = missingParent(err, "jobs", jobs)
 	if err != nil {
 		return err
 	}
@@ -155,6 +157,11 @@ func (s *Server) jobAction(act func(context.Context, int64) (*skiplock.JobRow, e
 	return func(w http.ResponseWriter, r *http.Request, p *principal) error {
 		id, err := parseID(r)
 		if err != nil {
+			return err
+		}
+		// The actions take no field: a body, when sent, is an empty
+		// object, and a field in it answers 400 naming it.
+		if err := decodeBody(r, s.singleBodyLimit(), &struct{}{}); err != nil {
 			return err
 		}
 		if _, err := s.visibleJob(r.Context(), id, p); err != nil {

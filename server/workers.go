@@ -276,6 +276,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 	}
 	j, res, err := s.client.Complete(r.Context(), id, skiplock.CompleteParams{WorkerID: b.WorkerID,
 		Attempt: attempt, Result: result, Next: next})
+	err = missingParent(err, "next", next)
 	if err != nil {
 		return err
 	}
@@ -307,14 +308,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
 		return err
 	}
+	if b.Error == nil {
+		return badRequest("error", `is required: {"type": …, "message": …}`)
+	}
 	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
 	if err != nil {
 		return err
 	}
-	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable}
-	if b.Error != nil {
-		fp.ErrorType, fp.Message = b.Error.Type, b.Error.Message
-	}
+	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable,
+		ErrorType: b.Error.Type, Message: b.Error.Message}
 	if b.RetryInSeconds != nil {
 		d, err := input.Seconds("retry_in_seconds", b.RetryInSeconds, input.MaxDelaySeconds)
 		if err != nil {

@@ -231,7 +231,7 @@ func (e executor) parentStates(ctx context.Context, ids []int64) (map[int64]driv
 	}
 	for _, id := range ids {
 		if _, ok := states[id]; !ok {
-			return nil, fmt.Errorf("%w: %d", driver.ErrMissingDependency, id)
+			return nil, &driver.MissingDependencyError{ID: id}
 		}
 	}
 	return states, nil

@@ -63,7 +63,7 @@ func jsonError(prefix string, err error) error {
 	switch {
 	case errors.As(err, &te):
 		field := JoinField(prefix, te.Field)
-		return invalid(field, "must be %s, got JSON %s", jsonTypeName(te.Type.String()), te.Value)
+		return invalid(field, "must be %s, got JSON %s", jsonTypeName(te.Type), te.Value)
 	case errors.As(err, &se):
 		return invalid(prefix, "malformed JSON at offset %d: %v", se.Offset, se)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
@@ -82,20 +82,25 @@ func JoinField(prefix, field string) string {
 	return prefix + "." + field
 }
 
-func jsonTypeName(goType string) string {
-	switch {
-	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "*int"), strings.HasPrefix(goType, "uint"):
+// jsonTypeName names, in JSON's words, what a Go type decodes from.
+func jsonTypeName(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "an integer"
-	case strings.Contains(goType, "float"):
+	case reflect.Float32, reflect.Float64:
 		return "a number"
-	case strings.Contains(goType, "string"):
-		if strings.HasPrefix(goType, "[]") {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		if jsonTypeName(t.Elem()) == "a string" {
 			return "an array of strings"
 		}
-		return "a string"
-	case strings.Contains(goType, "bool"):
-		return "a boolean"
-	case strings.HasPrefix(goType, "[]"):
 		return "an array"
 	}
 	return "an object"
