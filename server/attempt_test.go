@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,14 +103,21 @@ func TestReportAttemptInput(t *testing.T) {
 		j := must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"k"}`), 201).job()
 		must(t, b.do(t, "POST", "/v1/queues/default/claim", "", `{"worker_id":"w"}`), 200)
 		for _, action := range []string{"heartbeat", "complete", "fail"} {
+			more := ""
+			if action == "fail" {
+				more = `,"error":{"type":"t","message":"m"}`
+			}
 			for _, attempt := range []string{"0", "-1", `"1"`, "1.5"} {
 				a := must(t, b.do(t, "POST", fmt.Sprintf("/v1/jobs/%d/%s", id(j), action), "",
-					`{"worker_id":"w","attempt":`+attempt+`}`), http.StatusBadRequest)
+					`{"worker_id":"w","attempt":`+attempt+more+`}`), http.StatusBadRequest)
 				if _, field := a.errCode(); field != "attempt" {
 					t.Errorf("%s with attempt %s: %s", action, attempt, a.raw)
 				}
 			}
-			must(t, b.do(t, "POST", "/v1/jobs/999999/"+action, "", `{"worker_id":"w","attempt":1}`), http.StatusNotFound)
+			a := must(t, b.do(t, "POST", "/v1/jobs/999999/"+action, "", `{"worker_id":"w","attempt":1`+more+`}`), http.StatusNotFound)
+			if !strings.Contains(string(a.raw), "job 999999: not found") {
+				t.Errorf("%s of an unknown job: %s, want it named", action, a.raw)
+			}
 		}
 		if got := fencedJob(t, b, id(j)); got["state"] != "running" || got["attempt"] != 1.0 {
 			t.Fatalf("bad reports changed the job: %v", got)

@@ -128,13 +128,23 @@ func (s *Server) enqueueBatch(w http.ResponseWriter, r *http.Request, p *princip
 
 // visibleJob answers a job the principal may see; another tenant's job is
 // as missing as one that does not exist.
+// jobErr names job id in a not-found answer.
+func jobErr(err error, id int64) error {
+	if errors.Is(err, skiplock.ErrNotFound) {
+		return notFound("job %d: not found", id)
+	}
+	return err
+}
+
 func (s *Server) visibleJob(ctx context.Context, id int64, p *principal) (*skiplock.JobRow, error) {
 	j, err := s.client.JobGet(ctx, id)
-	if err != nil {
-		return nil, err
+	// A job of another tenant answers as one that does not exist, word for
+	// word.
+	if err == nil && !p.sees(j.Tenant) {
+		err = skiplock.ErrNotFound
 	}
-	if !p.sees(j.Tenant) {
-		return nil, notFound("job %d: not found", id)
+	if err != nil {
+		return nil, jobErr(err, id)
 	}
 	return j, nil
 }

@@ -151,7 +151,7 @@ func TestFailWithAttemptIsOneStatement(t *testing.T) {
 	}
 
 	j = claim()
-	sqls = fail(j, map[string]any{"worker_id": "w", "retry_in_seconds": 60})
+	sqls = fail(j, map[string]any{"worker_id": "w", "retry_in_seconds": 60, "error": map[string]any{"type": "boom", "message": ""}})
 	if len(sqls) != 2 {
 		t.Fatalf("failure without its attempt sent %d statements, want 2 (a read, the report):\n%s", len(sqls),
 			strings.Join(sqls, "\n"))

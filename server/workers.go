@@ -226,6 +226,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 		return err
 	}
 	res, err := s.client.Heartbeat(r.Context(), id, hp)
+	err = jobErr(err, id)
 	if err != nil {
 		return err
 	}
@@ -276,7 +277,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 	}
 	j, res, err := s.client.Complete(r.Context(), id, skiplock.CompleteParams{WorkerID: b.WorkerID,
 		Attempt: attempt, Result: result, Next: next})
-	err = missingParent(err, "next", next)
+	err = jobErr(missingParent(err, "next", next), id)
 	if err != nil {
 		return err
 	}
@@ -308,12 +309,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
 		return err
 	}
-	if b.Error == nil {
-		return badRequest("error", `is required: {"type": …, "message": …}`)
-	}
 	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
 	if err != nil {
 		return err
+	}
+	if b.Error == nil {
+		return badRequest("error", `is required: {"type": …, "message": …}`)
 	}
 	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable,
 		ErrorType: b.Error.Type, Message: b.Error.Message}
@@ -325,6 +326,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 		fp.RetryIn = &d
 	}
 	j, err := s.client.Fail(r.Context(), id, fp)
+	err = jobErr(err, id)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,11 @@ func TestWorkerProtocol(t *testing.T) {
 		}
 		// Another worker's reports are conflicts.
 		for _, action := range []string{"heartbeat", "complete", "fail"} {
-			a := must(t, b.do(t, "POST", path+action, "", `{"worker_id":"w2"}`), http.StatusConflict)
+			body := `{"worker_id":"w2"}`
+			if action == "fail" {
+				body = `{"worker_id":"w2","error":{"type":"t","message":"m"}}`
+			}
+			a := must(t, b.do(t, "POST", path+action, "", body), http.StatusConflict)
 			if code, _ := a.errCode(); code != "conflict" {
 				t.Fatalf("%s by another worker: %s", action, a.raw)
 			}

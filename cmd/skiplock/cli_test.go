@@ -169,3 +169,17 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 		t.Errorf("bad url: %+v", r)
 	}
 }
+
+// `migrate up` on a new SQLite file names the steps it applied (the open
+// applies them), and a second run has nothing to do.
+func TestMigrateUpNewSQLiteFile(t *testing.T) {
+	t.Parallel()
+	url := filepath.Join(t.TempDir(), "new.db")
+	r := runCLI(t, url, "migrate", "up")
+	if r.code != 0 || !strings.Contains(r.stdout, "migrate up: 001_") || strings.Contains(r.stdout, "nothing to do") {
+		t.Fatalf("migrate up on a new file: %+v, want the steps applied", r)
+	}
+	if r := runCLI(t, url, "migrate", "up"); r.code != 0 || strings.TrimSpace(r.stdout) != "migrate up: nothing to do" {
+		t.Fatalf("migrate up again: %+v, want nothing to do", r)
+	}
+}

@@ -36,7 +36,9 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			var done []driver.Migration
 			switch name {
 			case "up":
+				// A new SQLite file was migrated as it was opened.
 				done, err = m.Up(cmd.Context(), *steps)
+				done = append(db.Applied, done...)
 			case "down":
 				done, err = m.Down(cmd.Context(), *steps)
 			}

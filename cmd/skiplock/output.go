@@ -112,9 +112,12 @@ func jobDetail(j *skiplock.JobRow) func(io.Writer) error {
 			t.row("finished at", v.FinishedAt.Format(time.RFC3339))
 		}
 		if v.ProgressMessage != "" || v.Progress > 0 {
-			t.row("progress", fmt.Sprintf("%d%% %s", v.Progress, oneLine(v.ProgressMessage)))
+			t.row("progress", strings.TrimSpace(fmt.Sprintf("%d%% %s", v.Progress, oneLine(v.ProgressMessage))))
 		}
 		t.row("payload", oneLine(string(v.Payload)))
+		if len(v.Result) > 0 && string(v.Result) != "null" {
+			t.row("result", oneLine(string(v.Result)))
+		}
 		if n := len(v.Errors); n > 0 {
 			t.row("last error", oneLine(v.Errors[n-1].Message))
 		}

@@ -163,23 +163,22 @@ func appliedVersions(ctx context.Context, q queryer) (map[int]time.Time, error) 
 
 // MigrateNew applies every migration to a new file (one without tables) and
 // leaves a Skiplock file as it is; a file with other tables and no
-// Skiplock schema is not a Skiplock database (FileError). The command line
-// opens files this way, so that it works on a new file at once, while
-// `skiplock migrate down` stays down.
-func (d *Driver) MigrateNew(ctx context.Context) error {
+// Skiplock schema is not a Skiplock database (FileError). It answers the
+// steps it applied. The command line opens files this way, so that it
+// works on a new file at once, while `skiplock migrate down` stays down.
+func (d *Driver) MigrateNew(ctx context.Context) ([]driver.Migration, error) {
 	var tables, skiplock int
 	err := d.writer.QueryRowContext(ctx, `SELECT count(*), count(*) FILTER (WHERE name = 'skiplock_migrations')
 		FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`).Scan(&tables, &skiplock)
 	if err != nil {
-		return fileError(d.path, err)
+		return nil, fileError(d.path, err)
 	}
 	switch {
 	case skiplock > 0:
-		return nil
+		return nil, nil
 	case tables > 0:
-		return &FileError{Path: d.path, Problem: fmt.Sprintf("not a Skiplock database (it has %d other tables; "+
+		return nil, &FileError{Path: d.path, Problem: fmt.Sprintf("not a Skiplock database (it has %d other tables; "+
 			"add Skiplock to it with the library's Migrator)", tables)}
 	}
-	_, err = d.Migrator().Up(ctx, 0)
-	return err
+	return d.Migrator().Up(ctx, 0)
 }

@@ -30,6 +30,9 @@ func Kind(url string) (string, error) {
 type Opened struct {
 	Driver driver.Driver
 	Close  func()
+	// Applied are the migrations the open applied: every one, to a new
+	// SQLite file.
+	Applied []driver.Migration
 }
 
 // Tokens is the driver's token store, or an error wrapping

@@ -44,11 +44,12 @@ func openSQLite(ctx context.Context, url string) (Opened, error) {
 	if err != nil {
 		return Opened{}, wrapSQLite(err)
 	}
-	if err := d.MigrateNew(ctx); err != nil {
+	applied, err := d.MigrateNew(ctx)
+	if err != nil {
 		_ = d.Close()
 		return Opened{}, wrapSQLite(err)
 	}
-	return Opened{Driver: d, Close: func() { _ = d.Close() }}, nil
+	return Opened{Driver: d, Close: func() { _ = d.Close() }, Applied: applied}, nil
 }
 
 // sqliteExists answers ErrNoDatabase (and ErrBadDatabase) when path does not
