@@ -53,8 +53,9 @@ func (c *Client) JobCancel(ctx context.Context, id int64) (*JobRow, error) {
 	return j, nil
 }
 
-// JobRetry returns a failed or cancelled job to pending with a fresh retry
-// budget; its error history stays.
+// JobRetry returns a failed or cancelled job to pending (to waiting while a
+// job it depends on has not finished) with a fresh retry budget; its error
+// history stays.
 func (c *Client) JobRetry(ctx context.Context, id int64) (*JobRow, error) {
 	j, err := c.jobRetry(ctx, id)
 	if err == nil {

@@ -57,8 +57,9 @@ type AdminStore interface {
 	// JobCancel cancels a live job: at once unless running; a running job
 	// gets cancel_requested and ends cancelled when its worker stops.
 	JobCancel(ctx context.Context, id int64) (*Job, error)
-	// JobRetry returns a failed or cancelled job to pending with its retry
-	// budget reset and its error history kept.
+	// JobRetry returns a failed or cancelled job to pending (waiting while a
+	// parent has not finished) with its retry budget reset and its error
+	// history kept.
 	JobRetry(ctx context.Context, id int64) (*Job, error)
 	JobPause(ctx context.Context, id int64) (*Job, error)
 	JobResume(ctx context.Context, id int64) (*Job, error)

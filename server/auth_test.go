@@ -3,6 +3,8 @@ package server_test
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skiplock/skiplock/server"
@@ -114,10 +116,19 @@ func TestTenantScope(t *testing.T) {
 		pa, pb := fmt.Sprintf("/v1/jobs/%d", id(ja)), fmt.Sprintf("/v1/jobs/%d", id(jb))
 
 		must(t, b.do(t, "GET", pa, aProd, nil), 200)
-		must(t, b.do(t, "GET", pb, aProd, nil), http.StatusNotFound)
 		must(t, b.do(t, "GET", pb, admin, nil), 200)
-		for _, action := range []string{"cancel", "pause", "retry"} {
-			must(t, b.do(t, "POST", pb+"/"+action, aAdmin, nil), http.StatusNotFound)
+		// Another tenant's job answers word for word as a job that does
+		// not exist.
+		missing := fmt.Sprintf("/v1/jobs/%d", id(jb)+1000)
+		for _, c := range []struct{ method, suffix, token string }{{"GET", "", aProd},
+			{"POST", "/cancel", aAdmin}, {"POST", "/pause", aAdmin}, {"POST", "/retry", aAdmin}} {
+			other := must(t, b.do(t, c.method, pb+c.suffix, c.token, nil), http.StatusNotFound)
+			none := must(t, b.do(t, c.method, missing+c.suffix, c.token, nil), http.StatusNotFound)
+			want := fmt.Sprintf(`{"error":{"code":"not_found","message":"job %d: not found"}}`, id(jb))
+			if strings.TrimSpace(string(other.raw)) != want ||
+				strings.TrimSpace(string(none.raw)) != strings.Replace(want, strconv.FormatInt(id(jb), 10), strconv.FormatInt(id(jb)+1000, 10), 1) {
+				t.Errorf("%s %s: another tenant's job answers %s, a missing one %s", c.method, c.suffix, other.raw, none.raw)
+			}
 		}
 		// Dependencies on another tenant's job are as missing as any.
 		a := must(t, b.do(t, "POST", "/v1/jobs", aProd, map[string]any{"kind": "x", "depends_on": []int64{id(jb)}}), 400)

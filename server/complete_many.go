@@ -160,7 +160,7 @@ func (s *Server) reportOutcomes(rep *batchReport, res []skiplock.CompleteManyRes
 		}
 		out[i] = completeManyOutcome{ID: it.ID, OK: err == nil}
 		if err != nil {
-			ae := toAPIError(err)
+			ae := toAPIError(jobErr(err, it.ID))
 			out[i].Error = &errorDetail{Code: ae.code, Message: ae.message}
 			continue
 		}

@@ -126,8 +126,6 @@ func (s *Server) enqueueBatch(w http.ResponseWriter, r *http.Request, p *princip
 	return nil
 }
 
-// visibleJob answers a job the principal may see; another tenant's job is
-// as missing as one that does not exist.
 // jobErr names job id in a not-found answer.
 func jobErr(err error, id int64) error {
 	if errors.Is(err, skiplock.ErrNotFound) {
@@ -136,6 +134,8 @@ func jobErr(err error, id int64) error {
 	return err
 }
 
+// visibleJob answers a job the principal may see; another tenant's job is
+// as missing as one that does not exist, word for word.
 func (s *Server) visibleJob(ctx context.Context, id int64, p *principal) (*skiplock.JobRow, error) {
 	j, err := s.client.JobGet(ctx, id)
 	// A job of another tenant answers as one that does not exist, word for
@@ -179,7 +179,7 @@ func (s *Server) jobAction(act func(context.Context, int64) (*skiplock.JobRow, e
 		}
 		j, err := act(r.Context(), id)
 		if err != nil {
-			return err
+			return jobErr(err, id)
 		}
 		writeJSON(w, http.StatusOK, jobAnswer{Job: skiplock.NewJobView(j)})
 		return nil

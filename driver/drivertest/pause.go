@@ -111,3 +111,26 @@ var _ = add("RescuePausesJobsAskedToPause", func(e *env) {
 	_, err = e.d.JobComplete(e.ctx, driver.CompleteParams{HeldJob: driver.HeldJob{ID: asked.ID, Attempt: 1, WorkerID: "w1"}})
 	e.wantErr(err, driver.ErrLeaseLost, "complete the resumed job with the attempt its lease lost")
 })
+
+// A job asked to pause whose lease runs out on its last attempt fails, as
+// any job whose last lease runs out: the attempt is spent and none is left.
+var _ = add("RescueFailsAPauseWithNoAttemptLeft", func(e *env) {
+	last := job("a")
+	last.MaxRetries = 0
+	j := e.insert(last)
+	if got := e.claim(driver.ClaimParams{DefaultLease: time.Second}); len(got) != 1 {
+		e.t.Fatalf("claimed %v", ids(got))
+	}
+	if _, err := e.stops().JobRequestPause(e.ctx, j.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	time.Sleep(1200 * time.Millisecond) // the lease runs out
+	res, err := e.d.JobRescue(e.ctx, 100, time.Time{})
+	if err != nil || res.Paused != 0 || res.Failed != 1 {
+		e.t.Fatalf("rescue: %+v, %v; want one failed, none paused", res, err)
+	}
+	got := e.wantState(j.ID, driver.StateFailed)
+	if len(got.Errors) != 1 || got.Errors[0].Type != "lease_expired" || got.Errors[0].Retryable {
+		e.t.Fatalf("errors %+v, want one lease_expired, not retryable", got.Errors)
+	}
+})

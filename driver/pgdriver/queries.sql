@@ -272,12 +272,19 @@ RETURNING {{cols}};
 
 -- name: JobUnarchive
 -- A job retried while some of its parents have not finished waits for them.
-WITH d AS (
+-- Its live parents are locked, so that none finishes unseen meanwhile: a
+-- parent's completion waits for the retry to commit, then releases the job
+-- as any waiting dependent; one that finished first is not found here.
+WITH parents AS (
+    SELECT p.id FROM skiplock_jobs p
+    WHERE p.id IN (SELECT dep.parent_id FROM skiplock_job_deps dep WHERE dep.job_id = @id)
+    FOR KEY SHARE
+), d AS (
     DELETE FROM skiplock_jobs_archive WHERE id = @id AND state IN ('failed', 'cancelled')
     RETURNING *
 )
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = d.id) THEN 'waiting' ELSE 'pending' END, attempt=0, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
+SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM parents) THEN 'waiting' ELSE 'pending' END, attempt=0, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
 FROM d
 RETURNING {{cols}};
 
@@ -316,7 +323,6 @@ WITH d AS (
     DELETE FROM skiplock_jobs j WHERE j.id = ANY(ARRAY(
         SELECT id FROM skiplock_jobs
         WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND (attempt > max_retries OR cancel_requested)
-          AND (cancel_requested OR NOT pause_requested)
         ORDER BY lease_until LIMIT @limit FOR UPDATE SKIP LOCKED))
     RETURNING *
 )
@@ -543,15 +549,15 @@ RETURNING {{cols}};
 -- Expired leases of jobs asked to pause: paused, as if their worker had
 -- stopped. The attempt is spent, as for any expired lease: the worker may
 -- still be running it, and a number given again would let its late report
--- finish the next run.
+-- finish the next run. A job with no attempt left fails (JobRescueFinal).
 UPDATE skiplock_jobs j
 SET state = 'paused', worker_id = NULL, lease_until = NULL, pause_requested = false, updated_at = now(),
     errors = j.errors || jsonb_build_array(jsonb_build_object('attempt', j.attempt, 'type', 'lease_expired',
-        'message', 'lease expired', 'at', now(), 'retryable', j.attempt <= j.max_retries))
+        'message', 'lease expired', 'at', now(), 'retryable', true))
 WHERE j.id = ANY(ARRAY(
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND pause_requested AND NOT cancel_requested
-    ORDER BY lease_until LIMIT @limit FOR UPDATE SKIP LOCKED))
+      AND attempt <= max_retries    ORDER BY lease_until LIMIT @limit FOR UPDATE SKIP LOCKED))
 RETURNING j.id;
 
 -- name: JobStopRequests

@@ -295,7 +295,6 @@ FROM skiplock_jobs j
 WHERE j.id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND (attempt > max_retries OR cancel_requested)
-      AND (cancel_requested OR NOT pause_requested)
     ORDER BY lease_until LIMIT @limit)
 RETURNING id, state;
 
@@ -497,15 +496,15 @@ RETURNING {{cols}};
 -- name: JobRescuePaused
 -- The attempt is spent, as for any expired lease: the worker may still be
 -- running it, and a number given again would let its late report finish
--- the next run.
+-- the next run. A job with no attempt left fails (JobRescueFinal).
 UPDATE skiplock_jobs
 SET state = 'paused', worker_id = NULL, lease_until = NULL, pause_requested = 0, updated_at = @now,
     errors = json_insert(errors, '$[#]', json_object('attempt', attempt, 'type', 'lease_expired',
-        'message', 'lease expired', 'at', @now_text, 'retryable', json(CASE WHEN attempt <= max_retries THEN 'true' ELSE 'false' END)))
+        'message', 'lease expired', 'at', @now_text, 'retryable', json('true')))
 WHERE id IN (
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < @now AND lease_until >= @since AND pause_requested AND NOT cancel_requested
-    ORDER BY lease_until LIMIT @limit)
+      AND attempt <= max_retries    ORDER BY lease_until LIMIT @limit)
 RETURNING id;
 
 -- name: JobStopRequests
