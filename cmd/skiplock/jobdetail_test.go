@@ -36,3 +36,14 @@ func TestJobDetailShowsResult(t *testing.T) {
 		t.Fatalf("a job without a result shows one: %v\n%s", err, b.String())
 	}
 }
+
+// The worker's start line names the ids its loops claim as, as jobs record
+// them.
+func TestWorkerIDsAsJobsRecordThem(t *testing.T) {
+	if got := workerIDs("h-1-worker", 1); got != "h-1-worker-0" {
+		t.Errorf("one loop: %q", got)
+	}
+	if got := workerIDs("h-1-worker", 8); got != "h-1-worker-0…h-1-worker-7" {
+		t.Errorf("eight loops: %q", got)
+	}
+}

@@ -168,6 +168,15 @@ func (w *httpWorker) refusal() error {
 	return w.refused
 }
 
+// workerIDs names the worker ids the loops claim as, as jobs record them:
+// "host-42-worker-0", or "host-42-worker-0…host-42-worker-7".
+func workerIDs(id string, loops int) string {
+	if loops == 1 {
+		return id + "-0"
+	}
+	return fmt.Sprintf("%s-0…%s-%d", id, id, loops-1)
+}
+
 // claimedJob is a job a claim answered: the API's job view.
 type claimedJob = skiplock.JobView
 
@@ -199,7 +208,7 @@ func (w *httpWorker) loop(ctx context.Context, workerID string) {
 		}
 		w.started.Do(func() {
 			w.log.Info("worker started", "server", w.cfg.server, "queue", w.cfg.queue,
-				"concurrency", w.cfg.concurrency, "worker_id", w.cfg.id)
+				"concurrency", w.cfg.concurrency, "worker_ids", workerIDs(w.cfg.id, w.cfg.concurrency))
 		})
 		backoff, wait = time.Second, w.cfg.wait.Seconds()
 		for _, j := range out.Jobs {
