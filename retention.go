@@ -77,6 +77,9 @@ func (r Retention) validate() error {
 		if d < 0 && d != KeepForever {
 			return fmt.Errorf("config: Retention.%s: must be positive or KeepForever, got %s", name, d)
 		}
+		if err := r.aboveFloor("config: Retention."+name, d); err != nil {
+			return err
+		}
 	}
 	for i, rule := range r.Rules {
 		field := fmt.Sprintf("config: Retention.Rules[%d]", i)
@@ -89,6 +92,9 @@ func (r Retention) validate() error {
 		case rule.Keep == 0 || (rule.Keep < 0 && rule.Keep != KeepForever):
 			return fmt.Errorf("%s.Keep: must be positive or KeepForever, got %s", field, rule.Keep)
 		}
+		if err := r.aboveFloor(field+".Keep", rule.Keep); err != nil {
+			return err
+		}
 	}
 	if r.MaxShare <= 0 || r.MaxShare > 1 {
 		return fmt.Errorf("config: Retention.MaxShare: must be in (0, 1], got %g", r.MaxShare)
@@ -97,6 +103,16 @@ func (r Retention) validate() error {
 		return fmt.Errorf("config: Retention.Interval: must be at least 1s, got %s", r.Interval)
 	}
 	return nil
+}
+
+// aboveFloor refuses a retention shorter than the floor: the janitor would
+// refuse every run, and the archive would grow for good.
+func (r Retention) aboveFloor(field string, d time.Duration) error {
+	if r.Disabled || d <= 0 || d >= r.Floor {
+		return nil
+	}
+	return fmt.Errorf("%s: %s is shorter than Retention.Floor (%s), and the janitor would refuse every run: "+
+		"lower Floor (retention.floor in a config file) to %s or less, or keep the jobs longer", field, d, r.Floor, d)
 }
 
 // policy answers the retention as the janitor's policy.

@@ -64,6 +64,9 @@ func janitorRun(cmd *cobra.Command, cfg serveConfig, opts skiplock.JanitorOption
 		return err
 	}
 	defer db.Close()
+	// This client schedules no run: a retention below the floor is this
+	// run's to refuse (or --force), with what it would have deleted.
+	retention.Disabled = true
 	c, err := skiplock.NewClient(db.Driver, &skiplock.Config{Retention: retention, Vault: vault})
 	if err != nil {
 		return usagef("%v", err)
