@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // JobGet answers a job, live or archived.
@@ -138,6 +139,9 @@ func (c *Client) QueueResume(ctx context.Context, name string, opts ...QueueActi
 func (c *Client) queueKnown(ctx context.Context, name string, opts []QueueActionOpts) error {
 	if name == "" {
 		return invalid("queue", "must not be empty")
+	}
+	if err := input.CheckText("queue", name, input.MaxNameBytes); err != nil {
+		return inputError(err)
 	}
 	for _, o := range opts {
 		if o.Create {

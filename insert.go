@@ -325,6 +325,9 @@ func checkTexts(kind string, opts *InsertOpts) error {
 		}
 	}
 	for i, tag := range opts.Tags {
+		if tag == "" {
+			return invalid(fmt.Sprintf("tags[%d]", i), "must not be empty")
+		}
 		if err := input.CheckText(fmt.Sprintf("tags[%d]", i), tag, input.MaxNameBytes); err != nil {
 			return inputError(err)
 		}

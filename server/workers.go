@@ -13,7 +13,7 @@ import (
 
 // Bounds of the worker protocol.
 const (
-	maxLeaseSeconds = 7 * 24 * 3600
+	maxLeaseSeconds = input.MaxLeaseSeconds
 	maxKinds        = 100
 )
 

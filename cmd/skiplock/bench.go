@@ -52,6 +52,13 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 					return usagef("--database-url: %v", err)
 				}
 			}
+			// In Options 0 means "the default"; said on the command line it
+			// is a mistake (--jobs 0 would wait for ever).
+			for _, name := range []string{"jobs", "rate", "workers", "batch", "producers", "completer-batch", "claim-max", "loops"} {
+				if fl := cmd.Flags().Lookup(name); fl.Changed && fl.Value.String() == "0" {
+					return usagef("--%s: must be at least 1, got 0", name)
+				}
+			}
 			if err := o.Validate(); err != nil {
 				return usagef("%v", err)
 			}

@@ -99,13 +99,12 @@ func runBulk(cmd *cobra.Command, g *globals, action skiplock.BulkAction, bf *bul
 	if err != nil {
 		return fmt.Errorf("%s: %w (%d jobs %s before)", action, err, res.Done, bulkPast[action])
 	}
-	out := cmd.OutOrStdout()
+	// As POST /v1/jobs/bulk answers.
+	answer := map[string]any{"action": action, "matched": res.Matched, "done": res.Done}
 	if bf.dryRun {
-		_, err = fmt.Fprintf(out, "would %s %d jobs\n", action, res.Matched)
-		return err
+		return output(cmd, answer, line("would %s %d jobs", action, res.Matched))
 	}
-	_, err = fmt.Fprintf(out, "%s %d jobs of %d matched %s\n", verb, res.Done, res.Matched, rateLine(res.Done, time.Since(start)))
-	return err
+	return output(cmd, answer, line("%s %d jobs of %d matched %s", verb, res.Done, res.Matched, rateLine(res.Done, time.Since(start))))
 }
 
 func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkParams) error {
@@ -124,6 +123,15 @@ func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkP
 	}
 	if p.Filter.Empty() {
 		return usagef("name at least one of --state, --kind, --queue, --tenant, --older-than (%s acts on no job without a selection)", action)
+	}
+	// An empty --tenant (often "$TENANT" unset) alone would select the
+	// default tenant's jobs: every job of a queue used without tenants.
+	if t := p.Filter.Tenant; t != nil && *t == "" {
+		f := p.Filter
+		f.Tenant = nil
+		if f.Empty() {
+			return usagef("--tenant: empty, and alone it selects every job without a tenant; add --state, --kind, --queue or --older-than")
+		}
 	}
 	return nil
 }

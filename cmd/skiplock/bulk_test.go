@@ -33,6 +33,11 @@ func TestCLIJobsBulk(t *testing.T) {
 			ok("would cancel 3 jobs\n", "jobs", "cancel", "--kind", "a", "--dry-run")
 			ok("cancelled 2 jobs of 2 matched in ", "jobs", "cancel", "--kind", "a", "--queue", "q1,q2", "--older-than", "0s", "--state", "pending", "--batch-size", "1", "--tenant", "")
 			ok("would retry 2 jobs\n", "jobs", "retry", "--state", "cancelled", "--dry-run")
+			ok(`{
+  "action": "retry",
+  "done": 0,
+  "matched": 2
+}`, "jobs", "retry", "--state", "cancelled", "--dry-run", "--json")
 			ok("retried 1 jobs of 1 matched", "jobs", "retry", "--queue", "q2")
 			ok("would delete 1 jobs\n", "jobs", "delete", "--kind", "a", "--dry-run")
 			ok("would delete 0 jobs\n", "jobs", "delete", "--kind", "a", "--older-than", "24h", "--dry-run")
@@ -41,6 +46,7 @@ func TestCLIJobsBulk(t *testing.T) {
 
 			refused("name at least one of --state, --kind, --queue", "jobs", "delete")
 			refused("name at least one of --state, --kind, --queue", "jobs", "cancel", "--dry-run")
+			refused("--tenant: empty, and alone it selects every job", "jobs", "cancel", "--tenant", "")
 			refused("delete acts on completed, failed, cancelled jobs, not \"pending\"", "jobs", "delete", "--state", "pending")
 			refused("--state: unknown state", "jobs", "retry", "--state", "bogus")
 			refused("give a job id or a selection, not both", "jobs", "retry", "7", "--kind", "a")

@@ -140,21 +140,37 @@ func TestCLIBadInputExitsTwo(t *testing.T) {
 	t.Parallel()
 	url := filepath.Join(t.TempDir(), "bad.db")
 	cases := map[string][]string{
-		"priority":           {"enqueue", "k", "--priority", "11"},
-		"PAYLOAD":            {"enqueue", "k", "{not json"},
-		"not a job":          {"jobs", "show", "abc"},
-		"not found":          {"jobs", "show", "12345"},
-		"--state":            {"jobs", "list", "--state", "bogus"},
-		"accepts":            {"jobs", "show"},
-		"unknown":            {"jobs", "list", "--bogus"},
-		"--delay":            {"enqueue", "k", "--delay", "-1s"},
-		"depends-on":         {"enqueue", "k", "--depends-on", "x"},
-		"run-at":             {"enqueue", "k", "--run-at", "tomorrow"},
-		"--steps":            {"migrate", "up", "--steps", "-1"},
-		"contracts":          {"contracts", "check", "/does/not/exist.yaml"},
-		"job 999: not found": {"jobs", "cancel", "999"},
-		"payload":            {"enqueue", "k", "[1,2]"},
-		"max_retries":        {"enqueue", "k", "--max-retries", "-2"},
+		"priority":               {"enqueue", "k", "--priority", "11"},
+		"PAYLOAD":                {"enqueue", "k", "{not json"},
+		"not a job":              {"jobs", "show", "abc"},
+		"not found":              {"jobs", "show", "12345"},
+		"--state":                {"jobs", "list", "--state", "bogus"},
+		"accepts":                {"jobs", "show"},
+		"unknown":                {"jobs", "list", "--bogus"},
+		"--delay":                {"enqueue", "k", "--delay", "-1s"},
+		"depends-on":             {"enqueue", "k", "--depends-on", "x"},
+		"run-at":                 {"enqueue", "k", "--run-at", "tomorrow"},
+		"--steps":                {"migrate", "up", "--steps", "-1"},
+		"contracts":              {"contracts", "check", "/does/not/exist.yaml"},
+		"job 999: not found":     {"jobs", "cancel", "999"},
+		"payload":                {"enqueue", "k", "[1,2]"},
+		"max_retries":            {"enqueue", "k", "--max-retries", "-2"},
+		"not valid UTF-8":        {"enqueue", "k", "{\"a\":\"\xff\"}"},
+		"out of range":           {"enqueue", "k", `{"a":1e400}`},
+		"must be a JSON object":  {"enqueue", "k", "null"},
+		"--tag":                  {"enqueue", "k", "{}", "--tag="},
+		"tags[1]":                {"enqueue", "k", "{}", "--tag", "a,"},
+		"is a directory":         {"enqueue", "k", "@" + os.TempDir()},
+		"--jsonl":                {"enqueue", "--jsonl", os.TempDir()},
+		"--listen":               {"serve", "--listen", "127.0.0.1:99999"},
+		"--server":               {"worker", "--queue", "q", "--exec", "true", "--server", "garbage"},
+		"--lease":                {"worker", "--queue", "q", "--exec", "true", "--lease", "1000h"},
+		"--kill-grace":           {"worker", "--queue", "q", "--exec", "true", "--kill-grace", "-1s"},
+		"--jobs":                 {"bench", "--jobs", "0"},
+		"at least 1 for down":    {"migrate", "down", "--steps", "0"},
+		"does not exist":         {"vault", "ls", "--vault", filepath.Join(os.TempDir(), "skiplock-no-such-vault")},
+		"queue: must be at most": {"queues", "pause", strings.Repeat("q", 300), "--create"},
+		"--tenant: empty":        {"jobs", "cancel", "--tenant", ""},
 	}
 	runCLI(t, url, "migrate", "up")
 	for want, args := range cases {
@@ -181,5 +197,12 @@ func TestMigrateUpNewSQLiteFile(t *testing.T) {
 	}
 	if r := runCLI(t, url, "migrate", "up"); r.code != 0 || strings.TrimSpace(r.stdout) != "migrate up: nothing to do" {
 		t.Fatalf("migrate up again: %+v, want nothing to do", r)
+	}
+	// Every step reverted, a command says what to do.
+	if r := runCLI(t, url, "migrate", "down", "--steps", "1000"); r.code != 0 {
+		t.Fatalf("migrate down every step: %+v", r)
+	}
+	if r := runCLI(t, url, "jobs", "list"); r.code == 0 || !strings.Contains(r.stderr, "run 'skiplock migrate up'") {
+		t.Fatalf("jobs list on a file with no tables: %+v, want a hint to migrate", r)
 	}
 }

@@ -52,6 +52,9 @@ func newEnqueueCmd(g *globals) *cobra.Command {
 			if f.Changed("max-retries") {
 				opts.MaxRetries = &maxRetries
 			}
+			if f.Changed("tag") && len(opts.Tags) == 0 {
+				return usagef("--tag: must not be empty")
+			}
 			if err := parseEnqueueFlags(&opts, runAt, metadata, dependsOn); err != nil {
 				return err
 			}

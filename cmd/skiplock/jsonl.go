@@ -56,7 +56,12 @@ func openJSONL(cmd *cobra.Command, path string) (*jsonlInput, func(), error) {
 		if err != nil {
 			return nil, nil, usagef("--jsonl: %v", err)
 		}
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		st, err := f.Stat()
+		if err == nil && st.IsDir() {
+			f.Close()
+			return nil, nil, usagef("--jsonl: %s is a directory", path)
+		}
+		if err == nil && st.Mode().IsRegular() {
 			in.size = st.Size()
 		}
 		in.counter.r, closeIn = f, func() { f.Close() }

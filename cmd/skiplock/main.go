@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/skiplock/skiplock"
@@ -32,7 +33,11 @@ func run(ctx context.Context, args []string) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "skiplock: "+oneLine(err.Error()))
+	msg := oneLine(err.Error())
+	if unmigrated(msg) {
+		msg += " (the database lacks Skiplock's tables: run 'skiplock migrate up')"
+	}
+	fmt.Fprintln(os.Stderr, "skiplock: "+msg)
 	var ex *excerptError
 	if errors.As(err, &ex) {
 		fmt.Fprint(os.Stderr, ex.excerpt) // the lines of the input at fault
@@ -41,6 +46,14 @@ func run(ctx context.Context, args []string) int {
 		return 2
 	}
 	return 1
+}
+
+// unmigrated tells an error of a table of Skiplock's that is not there
+// (SQLite: "no such table: skiplock_…"; PostgreSQL: relation "skiplock_…"
+// does not exist), as after `migrate down` of every step.
+func unmigrated(msg string) bool {
+	return strings.Contains(msg, "no such table: skiplock_") ||
+		(strings.Contains(msg, `relation "skiplock_`) && strings.Contains(msg, "does not exist"))
 }
 
 // usageError is bad input on the command line.

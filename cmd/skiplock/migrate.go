@@ -23,6 +23,9 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			if *steps < 0 {
 				return usagef("--steps: must be >= 0, got %d", *steps)
 			}
+			if name == "down" && *steps == 0 {
+				return usagef("--steps: must be at least 1 for down, got 0")
+			}
 			open := g.open
 			if name == "down" {
 				open = g.openExisting // nothing to revert in a new file

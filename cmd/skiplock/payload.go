@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // maxPayloadInput bounds what enqueue reads from stdin or a file: the
@@ -44,7 +46,17 @@ func readPayload(args []string, stdin io.Reader) (json.RawMessage, error) {
 	if !json.Valid(b) {
 		return nil, usagef("PAYLOAD_JSON: not valid JSON%s (or pass - to read stdin, @FILE to read a file)", jsonErrorPlace(b))
 	}
-	return b, nil
+	return cleanPayload(b)
+}
+
+// cleanPayload refuses what the server refuses in a payload: anything but
+// an object, invalid UTF-8, NUL, numbers out of range, deep nesting.
+func cleanPayload(b []byte) (json.RawMessage, error) {
+	out, err := input.CleanObject("payload", b)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return out, nil
 }
 
 func readPayloadFile(name string) ([]byte, error) {
@@ -57,6 +69,9 @@ func readPayloadFile(name string) ([]byte, error) {
 		return nil, usagef("payload from %s: %v", name, unwrapPath(err))
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, usagef("payload from %s: is a directory", name)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxPayloadInput+1))
 	if err != nil {
 		return nil, fmt.Errorf("payload from %s: %w", name, err)
@@ -80,7 +95,7 @@ func checkPayload(source string, b []byte) (json.RawMessage, error) {
 	if b[0] != '{' {
 		return nil, usagef("%s: want a JSON object, got %s", source, jsonKind(b[0]))
 	}
-	return b, nil
+	return cleanPayload(b)
 }
 
 // jsonErrorPlace answers " at line N, column C: <reason>" for invalid JSON.

@@ -203,8 +203,12 @@ func checkServeConfig(cfg serveConfig) error {
 	if cfg.MaxPayloadBytes < 0 || cfg.MaxPayloadBytes > 1<<30 {
 		return usagef("--max-payload-bytes: must be between 1 and %d, got %d", 1<<30, cfg.MaxPayloadBytes)
 	}
-	if _, _, err := net.SplitHostPort(cfg.Listen); err != nil {
+	_, port, err := net.SplitHostPort(cfg.Listen)
+	if err != nil {
 		return usagef("--listen: %q is not HOST:PORT: %v", cfg.Listen, err)
+	}
+	if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 0 || n > 65535) {
+		return usagef("--listen: port %q must be a number from 0 to 65535", port)
 	}
 	if _, err := dbopen.Kind(cfg.DatabaseURL); err != nil {
 		return usagef("--database-url: %v", err)

@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net/url"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,6 +33,9 @@ func init() {
 type vaultFlags struct {
 	location string
 	from, to string
+	// writes: the command may make the vault (export); the others read one
+	// that must be there.
+	writes bool
 }
 
 func newVaultCmd(g *globals) *cobra.Command {
@@ -53,6 +60,15 @@ func (vf *vaultFlags) open(ctx context.Context) (*vault.Vault, error) {
 	if loc == "" {
 		return nil, usagef("--vault: required (a directory, file://PATH or s3://BUCKET/PREFIX), or set SKIPLOCK_VAULT")
 	}
+	if dir, ok := localVaultPath(loc); ok {
+		st, err := os.Stat(dir)
+		switch {
+		case err == nil && !st.IsDir():
+			return nil, usagef("--vault: %s is not a directory", dir)
+		case errors.Is(err, fs.ErrNotExist) && !vf.writes:
+			return nil, usagef("--vault: %s does not exist", dir)
+		}
+	}
 	v, err := vault.Open(ctx, loc)
 	var bad *vault.LocationError
 	if errors.As(err, &bad) {
@@ -62,6 +78,22 @@ func (vf *vaultFlags) open(ctx context.Context) (*vault.Vault, error) {
 		return nil, fmt.Errorf("--vault: %w", err)
 	}
 	return v, nil
+}
+
+// localVaultPath answers the directory a vault location names, when it
+// names a local one (a path, or file://PATH).
+func localVaultPath(loc string) (string, bool) {
+	switch {
+	case strings.HasPrefix(loc, "file://"):
+		u, err := url.Parse(loc)
+		if err != nil {
+			return "", false
+		}
+		return filepath.FromSlash(u.Path), true
+	case strings.Contains(loc, "://"):
+		return "", false
+	}
+	return loc, true
 }
 
 // openRange parses --from and --to, then opens the vault.
@@ -115,7 +147,7 @@ type exportAnswer struct {
 }
 
 func newVaultExportCmd(g *globals) *cobra.Command {
-	var vf vaultFlags
+	vf := vaultFlags{writes: true}
 	var batch int
 	cmd := &cobra.Command{Use: "export", Short: "Copy finished jobs (by finish time) from the database to the vault", Args: cobra.NoArgs,
 		Long: `Copy the finished jobs (completed, failed, cancelled; live and archived) that

@@ -9,12 +9,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 	"github.com/spf13/cobra"
 )
 
@@ -59,11 +61,14 @@ ends the worker with exit status 2.`,
 			if c.concurrency < 1 || c.concurrency > 1000 {
 				return usagef("--concurrency: must be between 1 and 1000, got %d", c.concurrency)
 			}
-			if c.lease < 3*time.Second || c.wait < 0 || c.wait > 60*time.Second {
-				return usagef("--lease must be at least 3s and --wait at most 60s")
+			if err := checkWorkerDurations(&c); err != nil {
+				return err
 			}
 			if c.server == "" {
 				c.server = envOr("SKIPLOCK_SERVER", "http://127.0.0.1:8080")
+			}
+			if u, err := url.Parse(c.server); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return usagef("--server: %q is not an http:// or https:// address of a Skiplock server", c.server)
 			}
 			if c.token == "" {
 				c.token = os.Getenv("SKIPLOCK_TOKEN")
@@ -175,6 +180,22 @@ func workerIDs(id string, loops int) string {
 		return id + "-0"
 	}
 	return fmt.Sprintf("%s-0…%s-%d", id, id, loops-1)
+}
+
+// checkWorkerDurations checks the duration flags against what the server
+// takes, so that a worker does not start only to have every claim refused.
+func checkWorkerDurations(c *workerConfig) error {
+	switch {
+	case c.lease < 3*time.Second || c.lease > input.MaxLeaseSeconds*time.Second:
+		return usagef("--lease: must be between 3s and %s, got %s", input.MaxLeaseSeconds*time.Second, c.lease)
+	case c.wait < 0 || c.wait > 60*time.Second:
+		return usagef("--wait: must be between 0s and 60s, got %s", c.wait)
+	case c.killGrace < 0:
+		return usagef("--kill-grace: must not be negative, got %s", c.killGrace)
+	case c.retryLater < 0:
+		return usagef("--retry-later: must not be negative, got %s", c.retryLater)
+	}
+	return nil
 }
 
 // claimedJob is a job a claim answered: the API's job view.

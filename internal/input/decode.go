@@ -132,6 +132,23 @@ func CleanJSON(field string, raw json.RawMessage) (json.RawMessage, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
+// CleanObject checks raw JSON that must be one object, as CleanJSON does,
+// and refuses as well what decoding would silently change (invalid UTF-8,
+// half a surrogate pair). It answers the object re-encoded.
+func CleanObject(field string, raw json.RawMessage) (json.RawMessage, error) {
+	if err := checkEncoding(raw, field); err != nil {
+		return nil, err
+	}
+	out, err := CleanJSON(field, raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 || out[0] != '{' {
+		return nil, invalid(field, "must be a JSON object")
+	}
+	return out, nil
+}
+
 func checkValue(field string, v any, depth int) error {
 	if depth > MaxJSONDepth {
 		return invalid(field, "is nested deeper than %d levels", MaxJSONDepth)

@@ -11,12 +11,14 @@ import "fmt"
 // Bounds of a job's fields, so that no input reaches the database's own
 // limits (index row size, integer range) and fails there.
 const (
-	MaxNameBytes     = 200
-	MaxKeyBytes      = 500
-	MaxTags          = 100
-	MaxDependsOn     = 1000
-	MaxMaxRetries    = 1_000_000
-	MaxDelaySeconds  = 10 * 366 * 24 * 3600
+	MaxNameBytes    = 200
+	MaxKeyBytes     = 500
+	MaxTags         = 100
+	MaxDependsOn    = 1000
+	MaxMaxRetries   = 1_000_000
+	MaxDelaySeconds = 10 * 366 * 24 * 3600
+	// MaxLeaseSeconds bounds a lease a worker asks for: a week.
+	MaxLeaseSeconds  = 7 * 24 * 3600
 	MaxMessageBytes  = 64 << 10
 	MaxProgressBytes = 4 << 10
 )
