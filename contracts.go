@@ -70,8 +70,13 @@ func (c *Client) ContractsApply(ctx context.Context, set *contract.Set) (*Stored
 	if err != nil {
 		return nil, err
 	}
-	stored, err := c.driver.ContractsPut(ctx, &driver.StoredContracts{Source: set.Source(), Digest: set.Digest(),
-		Strict: set.Strict, Kinds: kinds, Defaults: defaults})
+	// The set in force applied again (a deploy that applies its file each
+	// time) stores no new version: the versions would pile up.
+	stored, err := c.driver.ContractsCurrent(ctx)
+	if err != nil || stored.Digest != set.Digest() || stored.Strict != set.Strict {
+		stored, err = c.driver.ContractsPut(ctx, &driver.StoredContracts{Source: set.Source(), Digest: set.Digest(),
+			Strict: set.Strict, Kinds: kinds, Defaults: defaults})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store contracts: %w", err)
 	}

@@ -94,7 +94,13 @@ func (c *Client) CompleteAndClaim(ctx context.Context, done []CompleteManyItem, 
 		recheck = DefaultClaimRecheck
 	}
 	for {
-		woken := c.pollers.wait(p.Queue)
+		// Only a claim that may wait takes the queue's channel: a
+		// channel taken by every claim would stay for each queue name
+		// ever claimed until that queue is woken.
+		var woken <-chan struct{}
+		if p.Wait > 0 {
+			woken = c.pollers.wait(p.Queue)
+		}
 		finished, jobs, err := c.claimGathered(context.WithoutCancel(ctx), place, cp, reports)
 		if err != nil {
 			return nil, nil, err

@@ -30,10 +30,15 @@ func (w *pollers) wait(queue string) <-chan struct{} {
 func (w *pollers) wake(queue string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for q, ch := range w.chans {
-		if queue == "" || q == queue {
+	if queue != "" {
+		if ch := w.chans[queue]; ch != nil {
 			close(ch)
-			delete(w.chans, q)
+			delete(w.chans, queue)
 		}
+		return
+	}
+	for q, ch := range w.chans {
+		close(ch)
+		delete(w.chans, q)
 	}
 }

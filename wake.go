@@ -46,6 +46,23 @@ func newWaker(d driver.Driver, local func(string)) *waker {
 // workers at once; the others hear through the database (at commit, when
 // exec is the caller's transaction). A wake-up that fails in the caller's
 // transaction is answered: that transaction may be unusable now.
+// maxLastSent is how many queues' last wake-ups the waker keeps before it
+// forgets those older than notifyDebounce (which count as never sent).
+const maxLastSent = 1024
+
+// forgetOld keeps lastSent from growing with every queue name ever used.
+// w.mu is held.
+func (w *waker) forgetOld(now time.Time) {
+	if len(w.lastSent) <= maxLastSent {
+		return
+	}
+	for q, at := range w.lastSent {
+		if now.Sub(at) >= notifyDebounce {
+			delete(w.lastSent, q)
+		}
+	}
+}
+
 func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool) error {
 	if committed {
 		for _, q := range queues {
@@ -69,6 +86,7 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 	if committed && len(send) > 0 {
 		w.pending++
 	}
+	w.forgetOld(now)
 	w.mu.Unlock()
 	switch {
 	case len(send) == 0:

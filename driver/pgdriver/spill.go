@@ -362,6 +362,9 @@ func (e executor) spillMerge(ctx context.Context, limits driver.SpillLimits, tab
 			out.Dropped, out.Moved = t.name, moved
 			out.Tables--
 			out.Active = out.Tables > 0
+			e.vac.mu.Lock()
+			delete(e.vac.emptied, t.name) // names are never given again
+			e.vac.mu.Unlock()
 		}
 		return out, err
 	}
