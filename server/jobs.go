@@ -70,7 +70,7 @@ func (s *Server) enqueue(w http.ResponseWriter, r *http.Request, p *principal) e
 
 // inserted counts a new job (the client wakes long polls on its queue).
 func (s *Server) inserted(j *skiplock.JobRow) {
-	s.metrics.enqueued.WithLabelValues(j.Kind, j.Queue).Inc()
+	s.metrics.enqueued.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Inc()
 }
 
 type batchBody struct {

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -22,6 +23,40 @@ type metrics struct {
 	enqueued, completed, failed, retried *prometheus.CounterVec
 	duration                             *prometheus.HistogramVec
 	requests                             *prometheus.CounterVec
+	pairs                                labelPairs
+}
+
+// maxLabelPairs bounds the kind and queue label pairs of the counters:
+// kinds and queues are names clients choose, and every pair would add
+// series to the server and to Prometheus for good. Pairs past the bound
+// count under otherLabel.
+const maxLabelPairs = 1000
+
+// otherLabel is the kind and queue of the pairs past maxLabelPairs.
+const otherLabel = "_other"
+
+// labelPairs are the kind and queue pairs the counters have seen.
+type labelPairs struct {
+	mu   sync.Mutex
+	seen map[[2]string]struct{}
+}
+
+// of answers the labels to count kind and queue under.
+func (l *labelPairs) of(kind, queue string) (string, string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	k := [2]string{kind, queue}
+	if _, ok := l.seen[k]; ok {
+		return kind, queue
+	}
+	if len(l.seen) >= maxLabelPairs {
+		return otherLabel, otherLabel
+	}
+	if l.seen == nil {
+		l.seen = map[[2]string]struct{}{}
+	}
+	l.seen[k] = struct{}{}
+	return kind, queue
 }
 
 func newMetrics(client *skiplock.Client) *metrics {

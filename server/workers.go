@@ -339,13 +339,13 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 func (s *Server) finished(j *skiplock.JobRow) {
 	switch j.State {
 	case skiplock.StateCompleted:
-		s.metrics.completed.WithLabelValues(j.Kind, j.Queue).Inc()
+		s.metrics.completed.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Inc()
 		if j.StartedAt != nil && j.FinishedAt != nil {
-			s.metrics.duration.WithLabelValues(j.Kind, j.Queue).Observe(j.FinishedAt.Sub(*j.StartedAt).Seconds())
+			s.metrics.duration.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Observe(j.FinishedAt.Sub(*j.StartedAt).Seconds())
 		}
 	case skiplock.StateFailed:
-		s.metrics.failed.WithLabelValues(j.Kind, j.Queue).Inc()
+		s.metrics.failed.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Inc()
 	case skiplock.StateScheduled, skiplock.StatePending:
-		s.metrics.retried.WithLabelValues(j.Kind, j.Queue).Inc()
+		s.metrics.retried.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Inc()
 	}
 }
