@@ -65,11 +65,26 @@ func (p *KeyPruner) RunOnce(ctx context.Context) (int, error) {
 	return total, nil
 }
 
-// Run prunes every Interval until ctx ends.
+// Run prunes every Interval until ctx ends. A run that hit MaxBatches
+// runs again a second later rather than an Interval later: keys that
+// expire faster than a run deletes in an Interval would pile up.
 func (p *KeyPruner) Run(ctx context.Context) {
 	c := p.withDefaults()
 	runEvery(ctx, "key pruner", c.Interval, c.Logger, func(ctx context.Context) error {
-		_, err := p.RunOnce(ctx)
-		return err
+		for {
+			n, err := p.RunOnce(ctx)
+			if err != nil || n < c.MaxBatches*c.BatchSize {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(keyPruneAgain):
+			}
+		}
 	})
 }
+
+// keyPruneAgain is the pause between two runs of the key pruner that each
+// hit their bound.
+const keyPruneAgain = time.Second

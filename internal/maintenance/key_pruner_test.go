@@ -7,6 +7,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/internal/sqlitetest"
+	"github.com/skiplock/skiplock/internal/testwait"
 )
 
 // TestKeyPrunerDeletesExpiredKeysInBatches: keys whose window passed by the
@@ -44,4 +45,32 @@ func TestKeyPrunerDeletesExpiredKeysInBatches(t *testing.T) {
 	if n, err := pruner.RunOnce(ctx); err != nil || n != 1 {
 		t.Fatalf("past the day window: pruned %d, %v; want 1", n, err)
 	}
+}
+
+// A run that hits its bound runs again a second later, not an Interval
+// later: a backlog of expired keys larger than one run drains.
+func TestKeyPrunerDrainsABacklogLargerThanARun(t *testing.T) {
+	t.Parallel()
+	drv := sqlitetest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, key := range []string{"a", "b", "c"} {
+		p := &driver.InsertParams{Kind: "k", Queue: "q", Priority: 5, IdempotencyKey: key, UniquePolicy: "window",
+			UniqueWindow: time.Hour, Paused: true}
+		res, err := drv.JobInsertMany(ctx, []*driver.InsertParams{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := drv.JobCancel(ctx, res[0].Job.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	later := time.Now().Add(2 * time.Hour)
+	pruner := &KeyPruner{Store: drv, Interval: time.Hour, BatchSize: 1, MaxBatches: 1, Now: func() time.Time { return later }}
+	go pruner.Run(ctx)
+	testwait.Until(t, 30*time.Second, "every expired key pruned", func() bool {
+		var n int
+		err := drv.DB().QueryRowContext(ctx, "SELECT count(*) FROM skiplock_unique_keys").Scan(&n)
+		return err == nil && n == 0
+	})
 }
