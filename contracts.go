@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -73,7 +74,8 @@ func (c *Client) ContractsApply(ctx context.Context, set *contract.Set) (*Stored
 	// The set in force applied again (a deploy that applies its file each
 	// time) stores no new version: the versions would pile up.
 	stored, err := c.driver.ContractsCurrent(ctx)
-	if err != nil || stored.Digest != set.Digest() || stored.Strict != set.Strict {
+	if err != nil || stored.Digest != set.Digest() || stored.Strict != set.Strict ||
+		!sameJSON(stored.Kinds, kinds) || (len(stored.Defaults) > 0 && !sameJSON(stored.Defaults, defaults)) {
 		stored, err = c.driver.ContractsPut(ctx, &driver.StoredContracts{Source: set.Source(), Digest: set.Digest(),
 			Strict: set.Strict, Kinds: kinds, Defaults: defaults})
 	}
@@ -86,6 +88,13 @@ func (c *Client) ContractsApply(ctx context.Context, set *contract.Set) (*Stored
 	c.contracts.readAt, c.contracts.version, c.contracts.checked, c.contracts.stateErr = time.Now(), stored.Version, true, nil
 	c.contracts.goodUntil.Store(c.contracts.readAt.Add(ContractsRefresh).UnixNano())
 	return stored, nil
+}
+
+// sameJSON tells whether two JSON documents hold the same value (a
+// database may store an object's keys in another order).
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
 
 // ContractsStored answers the newest stored version; ErrNotFound when none

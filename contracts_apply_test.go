@@ -5,6 +5,8 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/pgtest"
 	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
@@ -12,8 +14,15 @@ import (
 // does.
 func TestContractsApplySameSetStoresOneVersion(t *testing.T) {
 	t.Parallel()
+	pg, _ := pgtest.Schema(t)
+	for name, drv := range map[string]driver.Driver{"sqlite": sqlitetest.New(t), "postgres": pg} {
+		t.Run(name, func(t *testing.T) { applySameSetTwice(t, drv) })
+	}
+}
+
+func applySameSetTwice(t *testing.T, drv driver.Driver) {
 	ctx := t.Context()
-	c, err := skiplock.NewClient(sqlitetest.New(t), nil)
+	c, err := skiplock.NewClient(drv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,10 +93,14 @@ func (c *Client) CompleteAndClaim(ctx context.Context, done []CompleteManyItem, 
 	if recheck <= 0 {
 		recheck = DefaultClaimRecheck
 	}
+	// Only a claim that may wait takes the queue's channel, and the last
+	// one to stop waiting drops it: a channel kept for each queue name ever
+	// claimed would only grow.
+	if p.Wait > 0 {
+		c.pollers.join(p.Queue)
+		defer c.pollers.leave(p.Queue)
+	}
 	for {
-		// Only a claim that may wait takes the queue's channel: a
-		// channel taken by every claim would stay for each queue name
-		// ever claimed until that queue is woken.
 		var woken <-chan struct{}
 		if p.Wait > 0 {
 			woken = c.pollers.wait(p.Queue)

@@ -8,6 +8,30 @@ import "sync"
 type pollers struct {
 	mu    sync.Mutex
 	chans map[string]chan struct{}
+	// waiters counts the claims waiting on each queue (join, leave): the
+	// last to leave drops the queue's channel, so that long polls on
+	// queues that never get a job leave nothing behind.
+	waiters map[string]int
+}
+
+// join counts a claim that may wait on queue until its leave.
+func (w *pollers) join(queue string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.waiters == nil {
+		w.waiters = map[string]int{}
+	}
+	w.waiters[queue]++
+}
+
+// leave ends a join; the last claim to leave drops the queue's channel.
+func (w *pollers) leave(queue string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.waiters[queue]--; w.waiters[queue] <= 0 {
+		delete(w.waiters, queue)
+		delete(w.chans, queue)
+	}
 }
 
 // wait answers a channel closed at the queue's next wake-up. Take it

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
 // A wake-up of one queue closes that queue's channel only; "" closes all.
@@ -35,15 +37,36 @@ func TestPollersWakeOneQueueOrAll(t *testing.T) {
 // knows many queues: a process inserting into ever new queue names keeps a
 // bounded map.
 func TestWakerForgetsOldQueues(t *testing.T) {
-	w := &waker{lastSent: map[string]time.Time{}}
-	old := time.Now().Add(-time.Second)
-	for i := range 2 * maxLastSent {
-		w.lastSent[fmt.Sprint("q", i)] = old
+	d := sqlitetest.New(t)
+	w := newWaker(d, func(string) {})
+	for i := range 4 * maxLastSent {
+		if err := w.insertDone(d, []string{fmt.Sprint("q", i)}, false); err != nil {
+			t.Fatal(err)
+		}
 	}
-	now := time.Now()
-	w.lastSent["recent"] = now
-	w.forgetOld(now)
-	if len(w.lastSent) != 1 || w.lastSent["recent"] != now {
-		t.Fatalf("%d queues kept, want only the recent one", len(w.lastSent))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.lastSent) >= 2*maxLastSent {
+		t.Fatalf("%d queues kept after %d, want fewer than %d", len(w.lastSent), 4*maxLastSent, 2*maxLastSent)
+	}
+}
+
+// A claim that waits in vain on a queue that never gets a job, and one that
+// does not wait, leave no channel behind.
+func TestClaimsLeaveNoPollChannel(t *testing.T) {
+	c, err := NewClient(sqlitetest.New(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for _, wait := range []time.Duration{0, 50 * time.Millisecond} {
+		if _, err := c.Claim(ctx, ClaimParams{Queue: fmt.Sprint("nothing-", wait), WorkerID: "w", Max: 1, Wait: wait}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.pollers.mu.Lock()
+	defer c.pollers.mu.Unlock()
+	if len(c.pollers.chans) != 0 || len(c.pollers.waiters) != 0 {
+		t.Fatalf("%d channels and %d waiter counts left", len(c.pollers.chans), len(c.pollers.waiters))
 	}
 }

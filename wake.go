@@ -42,10 +42,6 @@ func newWaker(d driver.Driver, local func(string)) *waker {
 	return w
 }
 
-// insertDone is told of inserted jobs. Committed inserts wake this process's
-// workers at once; the others hear through the database (at commit, when
-// exec is the caller's transaction). A wake-up that fails in the caller's
-// transaction is answered: that transaction may be unusable now.
 // maxLastSent is how many queues' last wake-ups the waker keeps before it
 // forgets those older than notifyDebounce (which count as never sent).
 const maxLastSent = 1024
@@ -63,6 +59,10 @@ func (w *waker) forgetOld(now time.Time) {
 	}
 }
 
+// insertDone is told of inserted jobs. Committed inserts wake this process's
+// workers at once; the others hear through the database (at commit, when
+// exec is the caller's transaction). A wake-up that fails in the caller's
+// transaction is answered: that transaction may be unusable now.
 func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool) error {
 	if committed {
 		for _, q := range queues {

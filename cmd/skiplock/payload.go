@@ -46,14 +46,18 @@ func readPayload(args []string, stdin io.Reader) (json.RawMessage, error) {
 	if !json.Valid(b) {
 		return nil, usagef("PAYLOAD_JSON: not valid JSON%s (or pass - to read stdin, @FILE to read a file)", jsonErrorPlace(b))
 	}
-	return cleanPayload(b)
+	return cleanPayload("", b)
 }
 
 // cleanPayload refuses what the server refuses in a payload: anything but
-// an object, invalid UTF-8, NUL, numbers out of range, deep nesting.
-func cleanPayload(b []byte) (json.RawMessage, error) {
+// an object, invalid UTF-8, NUL, numbers out of range, deep nesting. The
+// error names source, when the payload came from a file or stdin.
+func cleanPayload(source string, b []byte) (json.RawMessage, error) {
 	out, err := input.CleanObject("payload", b)
-	if err != nil {
+	switch {
+	case err != nil && source != "":
+		return nil, usagef("%s: %v", source, err)
+	case err != nil:
 		return nil, usagef("%v", err)
 	}
 	return out, nil
@@ -95,7 +99,7 @@ func checkPayload(source string, b []byte) (json.RawMessage, error) {
 	if b[0] != '{' {
 		return nil, usagef("%s: want a JSON object, got %s", source, jsonKind(b[0]))
 	}
-	return cleanPayload(b)
+	return cleanPayload(source, b)
 }
 
 // jsonErrorPlace answers " at line N, column C: <reason>" for invalid JSON.

@@ -207,8 +207,8 @@ func checkServeConfig(cfg serveConfig) error {
 	if err != nil {
 		return usagef("--listen: %q is not HOST:PORT: %v", cfg.Listen, err)
 	}
-	if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 0 || n > 65535) {
-		return usagef("--listen: port %q must be a number from 0 to 65535", port)
+	if _, err := net.LookupPort("tcp", port); port != "" && err != nil {
+		return usagef("--listen: port %q must be a number from 0 to 65535 (or a service name)", port)
 	}
 	if _, err := dbopen.Kind(cfg.DatabaseURL); err != nil {
 		return usagef("--database-url: %v", err)

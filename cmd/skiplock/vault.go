@@ -86,8 +86,8 @@ func localVaultPath(loc string) (string, bool) {
 	switch {
 	case strings.HasPrefix(loc, "file://"):
 		u, err := url.Parse(loc)
-		if err != nil {
-			return "", false
+		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
+			return "", false // vault.Open names what is wrong with it
 		}
 		return filepath.FromSlash(u.Path), true
 	case strings.Contains(loc, "://"):
