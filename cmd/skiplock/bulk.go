@@ -45,7 +45,13 @@ func withBulk(g *globals, action skiplock.BulkAction, cmd *cobra.Command) *cobra
 
 func newJobsDeleteCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "delete --state … --kind … --queue … --older-than …",
-		Short: "Delete finished jobs (completed, failed, cancelled) from the archive for good", Args: cobra.NoArgs}
+		Short: "Delete finished jobs (completed, failed, cancelled) from the archive for good",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("jobs delete takes no job id: it deletes a selection (--state, --kind, --queue, --tenant, --older-than)")
+			}
+			return nil
+		}}
 	bf := addBulkFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return runBulk(cmd, g, skiplock.BulkDelete, bf) }
 	return cmd

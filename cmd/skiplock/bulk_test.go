@@ -45,6 +45,7 @@ func TestCLIJobsBulk(t *testing.T) {
 			ok("would cancel 3 jobs\n", "jobs", "cancel", "--state", "pending", "--dry-run")
 
 			refused("name at least one of --state, --kind, --queue", "jobs", "delete")
+			refused("jobs delete takes no job id", "jobs", "delete", "1")
 			refused("name at least one of --state, --kind, --queue", "jobs", "cancel", "--dry-run")
 			refused("--tenant: empty, and alone it selects every job", "jobs", "cancel", "--tenant", "")
 			refused("delete acts on completed, failed, cancelled jobs, not \"pending\"", "jobs", "delete", "--state", "pending")
