@@ -72,18 +72,24 @@ var _ = add("PauseRunningCancelWins", func(e *env) {
 	}
 })
 
-var _ = add("RescuePausesJobsAskedToPause", func(e *env) {
-	asked := e.insert(job("a"))
-	plain := e.insert(job("a"))
-	got := e.claim(driver.ClaimParams{DefaultLease: time.Second})
-	if len(got) != 2 {
+// rescueAskedToPause claims jobs (the first asked to pause) on a lease of a
+// second, lets the leases run out and runs the rescuer.
+func (e *env) rescueAskedToPause(jobs ...*driver.Job) (driver.RescueResult, error) {
+	e.t.Helper()
+	if got := e.claim(driver.ClaimParams{DefaultLease: time.Second}); len(got) != len(jobs) {
 		e.t.Fatalf("claimed %v", ids(got))
 	}
-	if _, err := e.stops().JobRequestPause(e.ctx, asked.ID); err != nil {
+	if _, err := e.stops().JobRequestPause(e.ctx, jobs[0].ID); err != nil {
 		e.t.Fatal(err)
 	}
 	time.Sleep(1200 * time.Millisecond) // the leases run out
-	res, err := e.d.JobRescue(e.ctx, 100, time.Time{})
+	return e.d.JobRescue(e.ctx, 100, time.Time{})
+}
+
+var _ = add("RescuePausesJobsAskedToPause", func(e *env) {
+	asked := e.insert(job("a"))
+	plain := e.insert(job("a"))
+	res, err := e.rescueAskedToPause(asked, plain)
 	if err != nil || res.Paused != 1 || res.Requeued != 1 {
 		e.t.Fatalf("rescue: %+v, %v; want one paused, one requeued", res, err)
 	}
@@ -118,14 +124,7 @@ var _ = add("RescueFailsAPauseWithNoAttemptLeft", func(e *env) {
 	last := job("a")
 	last.MaxRetries = 0
 	j := e.insert(last)
-	if got := e.claim(driver.ClaimParams{DefaultLease: time.Second}); len(got) != 1 {
-		e.t.Fatalf("claimed %v", ids(got))
-	}
-	if _, err := e.stops().JobRequestPause(e.ctx, j.ID); err != nil {
-		e.t.Fatal(err)
-	}
-	time.Sleep(1200 * time.Millisecond) // the lease runs out
-	res, err := e.d.JobRescue(e.ctx, 100, time.Time{})
+	res, err := e.rescueAskedToPause(j)
 	if err != nil || res.Paused != 0 || res.Failed != 1 {
 		e.t.Fatalf("rescue: %+v, %v; want one failed, none paused", res, err)
 	}
