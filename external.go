@@ -87,6 +87,13 @@ func (c *Client) CompleteAndClaim(ctx context.Context, done []CompleteManyItem, 
 			return nil, nil, err
 		}
 	}
+	return c.claimWaiting(ctx, p, cp, results, reports)
+}
+
+// claimWaiting reports and claims, then, while no job came and p.Wait
+// allows, claims again at each wake-up of the queue or every p.Recheck.
+func (c *Client) claimWaiting(ctx context.Context, p ClaimParams, cp driver.ClaimParams, results []CompleteManyResult,
+	reports []driver.CompleteParams) ([]CompleteManyResult, []*JobRow, error) {
 	place := c.claimPlaces.of(p.Queue, p.Tenant, p.Kinds)
 	deadline := time.Now().Add(p.Wait)
 	recheck := p.Recheck

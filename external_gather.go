@@ -109,13 +109,8 @@ func (c *Client) completeClaimStore() driver.CompleteClaimStore {
 type completeClaimInTx struct{ d driver.Driver }
 
 func (c completeClaimInTx) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
-	var finished []int64
-	var jobs []*driver.Job
-	err := driver.InTx(ctx, c.d, func(tx driver.ExecutorTx) (err error) {
-		finished, jobs, err = driver.CompleteThenClaim(ctx, tx, done, p)
-		return err
-	})
-	return finished, jobs, err
+	inTx := func(ctx context.Context, fn func(driver.ExecutorTx) error) error { return driver.InTx(ctx, c.d, fn) }
+	return driver.CompleteThenClaim(ctx, inTx, done, p)
 }
 
 // reportCall is one CompleteMany's share of a gathered report.

@@ -13,15 +13,20 @@ type CompleteClaimStore interface {
 	JobCompleteClaim(ctx context.Context, done []CompleteParams, p ClaimParams) ([]int64, []*Job, error)
 }
 
-// CompleteThenClaim runs JobCompleteMany(done) and then JobClaim(p) on e,
-// which should be a transaction: JobCompleteClaim for a driver without a
-// statement of its own for it.
-func CompleteThenClaim(ctx context.Context, e Executor, done []CompleteParams, p ClaimParams) ([]int64, []*Job, error) {
-	finished, err := e.JobCompleteMany(ctx, done)
-	if err != nil {
-		return nil, nil, err
-	}
-	jobs, err := e.JobClaim(ctx, p)
+// CompleteThenClaim runs JobCompleteMany(done) and then JobClaim(p) in the
+// transaction inTx runs them in (a driver's own, or the caller's):
+// JobCompleteClaim for a driver without a statement of its own for it.
+func CompleteThenClaim[E Executor](ctx context.Context, inTx func(context.Context, func(E) error) error,
+	done []CompleteParams, p ClaimParams) ([]int64, []*Job, error) {
+	var finished []int64
+	var jobs []*Job
+	err := inTx(ctx, func(tx E) (err error) {
+		if finished, err = tx.JobCompleteMany(ctx, done); err != nil {
+			return err
+		}
+		jobs, err = tx.JobClaim(ctx, p)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -217,8 +217,5 @@ func (m *claimMemo) take(id int64) (claimedJob, bool) {
 // completed counts a job a batch report finished.
 func (m *claimMemo) completed(mt *metrics, id int64, at time.Time) {
 	c, ok := m.take(id)
-	mt.completed.WithLabelValues(mt.pairs.of(c.kind, c.queue)).Inc()
-	if ok && !c.started.IsZero() {
-		mt.duration.WithLabelValues(mt.pairs.of(c.kind, c.queue)).Observe(at.Sub(c.started).Seconds())
-	}
+	mt.completion(c.kind, c.queue, at.Sub(c.started), ok && !c.started.IsZero())
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -80,6 +81,16 @@ func newMetrics(client *skiplock.Client) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.handler = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
 	return m
+}
+
+// completion counts a completed job, and its time from claim to completion
+// when timed.
+func (m *metrics) completion(kind, queue string, took time.Duration, timed bool) {
+	k, q := m.pairs.of(kind, queue)
+	m.completed.WithLabelValues(k, q).Inc()
+	if timed {
+		m.duration.WithLabelValues(k, q).Observe(took.Seconds())
+	}
 }
 
 func (m *metrics) request(route string, status int) {

@@ -339,10 +339,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 func (s *Server) finished(j *skiplock.JobRow) {
 	switch j.State {
 	case skiplock.StateCompleted:
-		s.metrics.completed.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Inc()
-		if j.StartedAt != nil && j.FinishedAt != nil {
-			s.metrics.duration.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Observe(j.FinishedAt.Sub(*j.StartedAt).Seconds())
+		timed := j.StartedAt != nil && j.FinishedAt != nil
+		var took time.Duration
+		if timed {
+			took = j.FinishedAt.Sub(*j.StartedAt)
 		}
+		s.metrics.completion(j.Kind, j.Queue, took, timed)
 	case skiplock.StateFailed:
 		s.metrics.failed.WithLabelValues(s.metrics.pairs.of(j.Kind, j.Queue)).Inc()
 	case skiplock.StateScheduled, skiplock.StatePending:

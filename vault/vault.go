@@ -78,11 +78,27 @@ func openBackend(ctx context.Context, location string) (backend, error) {
 		if u.Host != "" && u.Host != "localhost" {
 			return nil, badLocation("vault url %q: a file URL names a local path (file:///PATH)", location)
 		}
-		return newDirBackend(filepath.FromSlash(u.Path))
 	case strings.Contains(location, "://"):
 		return nil, badLocation("vault url %q: unknown scheme (a directory, file://PATH or s3://BUCKET/PREFIX)", location)
 	}
-	return newDirBackend(location)
+	dir, _ := LocalDir(location)
+	return newDirBackend(dir)
+}
+
+// LocalDir answers the directory a location names when it names a local
+// one: a path, or file://PATH (file:///abs, file://localhost/abs).
+func LocalDir(location string) (string, bool) {
+	switch {
+	case strings.HasPrefix(location, "file://"):
+		u, err := url.Parse(location)
+		if err != nil || (u.Host != "" && u.Host != "localhost") {
+			return "", false
+		}
+		return filepath.FromSlash(u.Path), true
+	case strings.Contains(location, "://"):
+		return "", false
+	}
+	return location, true
 }
 
 // String names the vault: its directory or s3:// URL.

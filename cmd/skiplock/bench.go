@@ -18,6 +18,18 @@ import (
 
 func init() { extraCommands = append(extraCommands, newBenchCmd) }
 
+// noExplicitZero refuses 0 given for the named flags: in bench.Options 0
+// means "the default", but said on the command line it is a mistake
+// (--jobs 0 would wait for ever).
+func noExplicitZero(cmd *cobra.Command, names ...string) error {
+	for _, name := range names {
+		if fl := cmd.Flags().Lookup(name); fl.Changed && fl.Value.String() == "0" {
+			return usagef("--%s: must be at least 1, got 0", name)
+		}
+	}
+	return nil
+}
+
 func newBenchCmd(g *globals) *cobra.Command {
 	o := bench.Options{}
 	var cpuProfile, memProfile string
@@ -52,12 +64,8 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 					return usagef("--database-url: %v", err)
 				}
 			}
-			// In Options 0 means "the default"; said on the command line it
-			// is a mistake (--jobs 0 would wait for ever).
-			for _, name := range []string{"jobs", "rate", "workers", "batch", "producers", "completer-batch", "claim-max", "loops"} {
-				if fl := cmd.Flags().Lookup(name); fl.Changed && fl.Value.String() == "0" {
-					return usagef("--%s: must be at least 1, got 0", name)
-				}
+			if err := noExplicitZero(cmd, "jobs", "rate", "workers", "batch", "producers", "completer-batch", "claim-max", "loops"); err != nil {
+				return err
 			}
 			if err := o.Validate(); err != nil {
 				return usagef("%v", err)

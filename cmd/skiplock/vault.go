@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,7 +57,8 @@ func (vf *vaultFlags) open(ctx context.Context) (*vault.Vault, error) {
 	if loc == "" {
 		return nil, usagef("--vault: required (a directory, file://PATH or s3://BUCKET/PREFIX), or set SKIPLOCK_VAULT")
 	}
-	if dir, ok := localVaultPath(loc); ok {
+	// A read needs the vault there; a directory is made by export only.
+	if dir, ok := vault.LocalDir(loc); ok && dir != "" {
 		st, err := os.Stat(dir)
 		switch {
 		case err == nil && !st.IsDir():
@@ -78,22 +76,6 @@ func (vf *vaultFlags) open(ctx context.Context) (*vault.Vault, error) {
 		return nil, fmt.Errorf("--vault: %w", err)
 	}
 	return v, nil
-}
-
-// localVaultPath answers the directory a vault location names, when it
-// names a local one (a path, or file://PATH).
-func localVaultPath(loc string) (string, bool) {
-	switch {
-	case strings.HasPrefix(loc, "file://"):
-		u, err := url.Parse(loc)
-		if err != nil || u.Path == "" || (u.Host != "" && u.Host != "localhost") {
-			return "", false // vault.Open names what is wrong with it
-		}
-		return filepath.FromSlash(u.Path), true
-	case strings.Contains(loc, "://"):
-		return "", false
-	}
-	return loc, true
 }
 
 // openRange parses --from and --to, then opens the vault.

@@ -16,13 +16,7 @@ func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompletePa
 		return nil, jobs, err
 	}
 	if p.Fair != nil || p.Flow || e.inCallersTx() {
-		var finished []int64
-		var jobs []*driver.Job
-		err := e.inTx(ctx, func(tx executor) (err error) {
-			finished, jobs, err = driver.CompleteThenClaim(ctx, tx, done, p)
-			return err
-		})
-		return finished, jobs, err
+		return driver.CompleteThenClaim(ctx, e.inTx, done, p)
 	}
 	complete, err := completeManyStmt(done)
 	if err != nil {

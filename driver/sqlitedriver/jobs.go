@@ -400,13 +400,7 @@ func nullableString(s *string) any {
 // JobCompleteClaim finishes held jobs and then claims, in one transaction
 // (driver.CompleteClaimStore).
 func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
-	var finished []int64
-	var jobs []*driver.Job
-	err := e.inTx(ctx, func(tx executor) (err error) {
-		finished, jobs, err = driver.CompleteThenClaim(ctx, tx, done, p)
-		return err
-	})
-	return finished, jobs, err
+	return driver.CompleteThenClaim(ctx, e.inTx, done, p)
 }
 
 var _ driver.CompleteClaimStore = executor{}

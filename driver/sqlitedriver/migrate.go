@@ -30,7 +30,7 @@ func (m *migrator) Status(ctx context.Context) ([]driver.Migration, error) {
 		return migrations.Status(all, applied), err
 	}
 	var out []driver.Migration
-	err = m.locked(ctx, func(tx *sql.Tx, all []migrations.Step) error {
+	err = m.locked(ctx, func(tx *sql.Tx) error {
 		applied, err := appliedVersions(ctx, tx)
 		out = migrations.Status(all, applied)
 		return err
@@ -50,7 +50,7 @@ func (m *migrator) Up(ctx context.Context, steps int) ([]driver.Migration, error
 		return nil, err
 	}
 	var done []driver.Migration
-	err = m.locked(ctx, func(tx *sql.Tx, all []migrations.Step) error {
+	err = m.locked(ctx, func(tx *sql.Tx) error {
 		applied, err := appliedVersions(ctx, tx)
 		if err != nil {
 			return err
@@ -72,8 +72,12 @@ func (m *migrator) Up(ctx context.Context, steps int) ([]driver.Migration, error
 }
 
 func (m *migrator) Down(ctx context.Context, steps int) ([]driver.Migration, error) {
+	all, err := migrations.Load(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
 	var done []driver.Migration
-	err := m.locked(ctx, func(tx *sql.Tx, all []migrations.Step) error {
+	err = m.locked(ctx, func(tx *sql.Tx) error {
 		applied, err := appliedVersions(ctx, tx)
 		if err != nil {
 			return err
@@ -92,11 +96,9 @@ func (m *migrator) Down(ctx context.Context, steps int) ([]driver.Migration, err
 	return done, err
 }
 
-func (m *migrator) locked(ctx context.Context, fn func(*sql.Tx, []migrations.Step) error) error {
-	all, err := migrations.Load(migrationFiles, "migrations")
-	if err != nil {
-		return err
-	}
+// locked runs fn in a BEGIN IMMEDIATE transaction on the writer, with the
+// migrations table there.
+func (m *migrator) locked(ctx context.Context, fn func(*sql.Tx) error) error {
 	// Statements prepared against the old schema go; SQLite would redo
 	// them anyway, and a dropped table must not linger in the cache.
 	m.d.warmed.Store(false)
@@ -113,7 +115,7 @@ func (m *migrator) locked(ctx context.Context, fn func(*sql.Tx, []migrations.Ste
 	if _, err := tx.ExecContext(ctx, migrationsTable); err != nil {
 		return fileError(m.d.path, err)
 	}
-	if err := fn(tx, all); err != nil {
+	if err := fn(tx); err != nil {
 		return err
 	}
 	return tx.Commit()
