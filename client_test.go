@@ -130,12 +130,12 @@ func TestManualRetryKeepsHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.State != skiplock.StatePending || j.Attempt != 0 || len(j.Errors) != 1 {
-		t.Fatalf("after retry: %+v", j)
+	if j.State != skiplock.StatePending || j.Attempt != 1 || j.MaxRetries != 4 || len(j.Errors) != 1 {
+		t.Fatalf("after retry: %+v; want attempt 1 and max_retries 4", j)
 	}
 	j = waitState(t, b, j.ID, skiplock.StateFailed)
-	if len(j.Errors) != 2 {
-		t.Fatalf("history not kept: %+v", j.Errors)
+	if len(j.Errors) != 2 || j.Errors[1].Attempt != 2 {
+		t.Fatalf("history not kept, or the retried run not attempt 2: %+v", j.Errors)
 	}
 	if _, err := b.client.JobRetry(b.ctx, 999999); !errors.Is(err, skiplock.ErrNotFound) {
 		t.Fatalf("retry of a missing job: %v", err)

@@ -11,4 +11,4 @@ var JobColumns = []string{"id", "kind", "op", "queue", "tenant", "state", "prior
 	"tags", "attempt", "max_retries", "run_at", "created_at", "started_at", "finished_at", "updated_at",
 	"lease_until", "worker_id", "heartbeat_at", "progress", "progress_message", "checkpoint", "result",
 	"errors", "idempotency_key", "depends_on", "workflow_id", "stage", "cancel_requested",
-	"run_on_parent_failure"}
+	"run_on_parent_failure", "attempt_base"}

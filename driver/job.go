@@ -86,6 +86,12 @@ type Job struct {
 	// RunOnParentFailure lets a waiting job run when a parent fails or is
 	// cancelled, instead of being cancelled with it.
 	RunOnParentFailure bool `json:"run_on_parent_failure"`
+	// AttemptBase is the attempt a job had when it was last retried by
+	// hand: a retry keeps the attempt number counting (a report of a run
+	// before the retry never matches a run after it) and moves MaxRetries
+	// up by the attempts spent since the previous one, so that the job
+	// has its own budget again (MaxRetries - AttemptBase retries).
+	AttemptBase int `json:"attempt_base,omitempty"`
 }
 
 // FillEmpty makes nil lists empty, so that a job reads the same from

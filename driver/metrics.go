@@ -35,7 +35,8 @@ type Metrics struct {
 	// Live counts live jobs (pending, scheduled, waiting, running, paused).
 	Live []MetricsCount
 	// RetryWaiting counts live jobs that failed an attempt and wait for the
-	// next one (pending or scheduled with attempt > 0).
+	// next one (pending or scheduled with an attempt spent since its last
+	// manual retry: attempt > attempt_base).
 	RetryWaiting []MetricsCount
 	// Finished counts jobs finished within the window, by final state.
 	Finished []MetricsCount

@@ -3,6 +3,7 @@ package drivertest
 import (
 	"encoding/json"
 	"reflect"
+	"time"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -67,4 +68,29 @@ var _ = add("JobComplete cancels on request and releases dependents", func(e *en
 		e.t.Fatal(err)
 	}
 	e.wantState(child.ID, driver.StatePending)
+})
+
+// A job failed by the rescuer may still be running on its worker. Retried
+// by hand and claimed again by that same worker, it runs as a new attempt:
+// the first run's late report is refused and leaves the new run alone.
+var _ = add("RetriedJobRefusesTheLostRunsReport", func(e *env) {
+	last := job("a")
+	last.MaxRetries = 0
+	first := e.claimID(e.insert(last), "w1", time.Second)
+	time.Sleep(1200 * time.Millisecond) // the lease runs out
+	if res, err := e.d.JobRescue(e.ctx, 100, time.Time{}); err != nil || res.Failed != 1 {
+		e.t.Fatalf("rescue: %+v, %v; want one failed", res, err)
+	}
+	if _, err := e.admin().JobRetry(e.ctx, first.ID); err != nil {
+		e.t.Fatal(err)
+	}
+	second := e.claimID(first, "w1", lease)
+	if second.Attempt == first.Attempt || second.MaxRetries != 1 {
+		e.t.Fatalf("claimed after the retry: attempt %d max_retries %d, want attempt 2 of a budget of one run",
+			second.Attempt, second.MaxRetries)
+	}
+	_, err := e.d.JobComplete(e.ctx, driver.CompleteParams{HeldJob: held(first)})
+	e.wantErr(err, driver.ErrLeaseLost, "the lost run's report")
+	e.wantState(first.ID, driver.StateRunning)
+	e.complete(second, "")
 })

@@ -92,13 +92,23 @@ var _ = add("Cancel", func(e *env) {
 	}
 })
 
+// A retry keeps the attempt number counting and gives the job its budget
+// again: max_retries moves up by the attempts spent since the last retry.
 var _ = add("ManualRetry", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
 	e.failFinal(j, "fatal")
 	out, err := e.admin().JobRetry(e.ctx, j.ID)
-	if err != nil || out.State != driver.StatePending || out.Attempt != 0 || out.FinishedAt != nil ||
-		len(out.Errors) != 1 || out.Errors[0].Message != "fatal" {
-		e.t.Fatalf("retry failed job: %+v, %v", out, err)
+	if err != nil || out.State != driver.StatePending || out.Attempt != 1 || out.MaxRetries != 4 ||
+		out.AttemptBase != 1 || out.FinishedAt != nil || len(out.Errors) != 1 || out.Errors[0].Message != "fatal" {
+		e.t.Fatalf("retry failed job: %+v, %v; want attempt 1, max_retries 4", out, err)
+	}
+	again := e.claimID(j, "w1", lease)
+	if again.Attempt != 2 {
+		e.t.Fatalf("claimed after a retry as attempt %d, want 2", again.Attempt)
+	}
+	e.failFinal(again, "fatal again")
+	if out, err = e.admin().JobRetry(e.ctx, j.ID); err != nil || out.Attempt != 2 || out.MaxRetries != 5 {
+		e.t.Fatalf("second retry: %+v, %v; want attempt 2, max_retries 5 (3 more retries)", out, err)
 	}
 	e.claimID(j, "w1", lease)
 	cancelled := e.insert(job("a"))

@@ -275,6 +275,10 @@ RETURNING {{cols}};
 -- Its live parents are locked, so that none finishes unseen meanwhile: a
 -- parent's completion waits for the retry to commit, then releases the job
 -- as any waiting dependent; one that finished first is not found here.
+-- The attempt number goes on counting: a worker whose lease ran out may
+-- still report its run, and must not match a run after the retry. The
+-- budget comes back as max_retries moved up by the attempts spent since
+-- the last retry (driver.Job.AttemptBase).
 WITH parents AS (
     SELECT p.id FROM skiplock_jobs p
     WHERE p.id IN (SELECT dep.parent_id FROM skiplock_job_deps dep WHERE dep.job_id = @id)
@@ -284,7 +288,7 @@ WITH parents AS (
     RETURNING *
 )
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM parents) THEN 'waiting' ELSE 'pending' END, attempt=0, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
+SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM parents) THEN 'waiting' ELSE 'pending' END, max_retries=d.max_retries - d.attempt_base + d.attempt, attempt_base=d.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
 FROM d
 RETURNING {{cols}};
 
@@ -506,7 +510,7 @@ RETURNING id;
 
 -- name: JobMetricsLive
 SELECT queue, kind, state, count(*),
-       count(*) FILTER (WHERE attempt > 0 AND state IN ('pending', 'scheduled')),
+       count(*) FILTER (WHERE attempt > attempt_base AND state IN ('pending', 'scheduled')),
        coalesce((extract(epoch FROM now()) - extract(epoch FROM min(run_at) FILTER (WHERE state = 'pending')))::float8, 0)
 FROM skiplock_jobs GROUP BY queue, kind, state;
 

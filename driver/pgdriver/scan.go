@@ -77,6 +77,8 @@ func (s *jobScanner) target(c string, n *int) any {
 		return &j.Attempt
 	case "max_retries":
 		return &j.MaxRetries
+	case "attempt_base":
+		return &j.AttemptBase
 	case "run_at":
 		return scanTime(&j.RunAt)
 	case "created_at":

@@ -255,8 +255,10 @@ RETURNING {{cols}};
 
 -- name: JobUnarchive
 -- A job retried while some of its parents have not finished waits for them.
+-- Its attempt number goes on counting and max_retries moves up by the
+-- attempts spent since its last retry (see PostgreSQL's JobUnarchive).
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols a: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = a.id) THEN 'waiting' ELSE 'pending' END, attempt=0, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
+SELECT {{cols a: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = a.id) THEN 'waiting' ELSE 'pending' END, max_retries=a.max_retries - a.attempt_base + a.attempt, attempt_base=a.attempt, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
 FROM skiplock_jobs_archive a WHERE a.id = @id AND a.state IN ('failed', 'cancelled')
 RETURNING {{cols}};
 
@@ -463,7 +465,7 @@ RETURNING id;
 
 -- name: JobMetricsLive
 SELECT queue, kind, state, count(*),
-       sum(attempt > 0 AND state IN ('pending', 'scheduled')),
+       sum(attempt > attempt_base AND state IN ('pending', 'scheduled')),
        coalesce(@now - min(CASE WHEN state = 'pending' THEN run_at END), 0)
 FROM skiplock_jobs GROUP BY queue, kind, state;
 

@@ -52,6 +52,8 @@ func (r *jobRow) target(c string) any {
 		return &j.Attempt
 	case "max_retries":
 		return &j.MaxRetries
+	case "attempt_base":
+		return &j.AttemptBase
 	case "run_at":
 		return &r.runAt
 	case "created_at":
