@@ -1,0 +1,1 @@
+DROP INDEX skiplock_unique_keys_expires;

@@ -1,0 +1,48 @@
+package sqlitedriver_test
+
+import (
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock/driver/sqlitedriver"
+	"github.com/skiplock/skiplock/internal/sqlitetest"
+)
+
+// TestKeyPruneReadsExpiredKeysByIndex: the pruner reads the expired range
+// of the expiry index, not every window key.
+func TestKeyPruneReadsExpiredKeysByIndex(t *testing.T) {
+	t.Parallel()
+	d := sqlitetest.New(t)
+	ctx := t.Context()
+	now := time.Now().UnixMicro()
+	if _, err := d.DB().ExecContext(ctx, `
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+INSERT INTO skiplock_unique_keys (tenant, key, job_id, expires_at)
+SELECT '', 'k' || i, i, ?1 + CASE WHEN i <= 10 THEN -3600000000 ELSE 86400000000 END FROM n`, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.DB().ExecContext(ctx, `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.DB().QueryContext(ctx, "EXPLAIN QUERY PLAN "+sqlitedriver.Query("UniqueKeyPrune"),
+		sql.Named("before", now), sql.Named("limit", 1000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, detail)
+	}
+	plan := strings.Join(lines, "\n")
+	if !strings.Contains(plan, "USING INDEX skiplock_unique_keys_expires") {
+		t.Fatalf("the pruner does not read expired keys by index:\n%s", plan)
+	}
+}
