@@ -271,6 +271,9 @@ func (c *Client) elector() *maintenance.Elector {
 				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 				leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
 			}
+			if flow, err := driver.As[driver.FlowStore](c.driver); err == nil {
+				leading.Go(func() { (&maintenance.FlowSweeper{Store: flow, Logger: c.log}).Run(ctx) })
+			}
 			if driver.Supports[driver.ScheduleStore](c.driver) {
 				leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
 			}

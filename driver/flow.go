@@ -51,7 +51,7 @@ type FlowUse struct {
 	At time.Time
 }
 
-// FlowStore reads the use of flow keys.
+// FlowStore reads the use of flow keys and drops the idle ones.
 type FlowStore interface {
 	// FlowUsage answers the use of every flow key.
 	FlowUsage(ctx context.Context) ([]FlowUse, error)
@@ -59,6 +59,28 @@ type FlowStore interface {
 	// retried from the archive, which keeps no keys), making their slots
 	// and buckets.
 	FlowTag(ctx context.Context, ids []int64, keys []*FlowKeys) error
+	// FlowSweep reads the next keys that have slots or a bucket, in key
+	// order, and drops the slots and bucket of each that is idle: no live
+	// job carries it, none of its slots is held, its bucket is full, and
+	// none of its jobs started at or after p.Before. A key an insert is
+	// making at the same time is never dropped under it.
+	FlowSweep(ctx context.Context, p FlowSweepParams) (FlowSwept, error)
+}
+
+// FlowSweepParams pick the keys a FlowSweep reads: up to Limit of them,
+// after After ("": from the first).
+type FlowSweepParams struct {
+	After  string
+	Before time.Time
+	Limit  int
+}
+
+// FlowSwept is what a FlowSweep did: it read Read keys, the last of them
+// Last, and dropped Dropped. Fewer than the limit read: the keys ran out.
+type FlowSwept struct {
+	Read    int
+	Last    string
+	Dropped int
 }
 
 // HasFlow reports whether any job of jobs counts against a flow limit.

@@ -23,3 +23,4 @@ func (e *env) periodic() driver.PeriodicStore  { return need[driver.PeriodicStor
 
 func (e *env) metrics() driver.MetricsStore { return need[driver.MetricsStore](e, e.d) }
 func (e *env) stops() driver.StopStore      { return need[driver.StopStore](e, e.d) }
+func (e *env) flow() driver.FlowStore       { return need[driver.FlowStore](e, e.d) }

@@ -49,51 +49,73 @@ func (e executor) insertFlow(ctx context.Context, jobs []*driver.InsertParams,
 	return ids, dups, err
 }
 
+// flowTag sets the flow keys of the jobs just inserted (ids; duplicates
+// keep theirs), after locking the keys against a sweep (FlowKeysLock) and
+// making their slots and buckets: one pipeline, in the insert's
+// transaction, whose locks hold until it commits.
 func (e executor) flowTag(ctx context.Context, jobs []*driver.InsertParams, ids []int64, dups []bool) error {
-	var tagIDs []int64
-	var cks, rks []string
-	slots := map[string]int{}
-	type bucket struct{ rate, burst float64 }
-	buckets := map[string]bucket{}
+	t := gatherFlowTags(jobs, ids, dups)
+	if len(t.tag.IDs) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	b.Queue(flowKeysLock.SQL, flowKeysLock.Args(keysArg{t.keys()})...)
+	// Keys in order: two inserts never wait on each other's keys crosswise.
+	if len(t.slots) > 0 {
+		keys := sortedKeys(t.slots)
+		n := make([]int32, len(keys))
+		for i, k := range keys {
+			n[i] = int32(t.slots[k])
+		}
+		b.Queue(flowSlotsEnsure.SQL, flowSlotsEnsure.Args(slotsArgs{keys, n})...)
+	}
+	if len(t.buckets) > 0 {
+		keys := sortedKeys(t.buckets)
+		rates, bursts := make([]float64, len(keys)), make([]float64, len(keys))
+		for i, k := range keys {
+			rates[i], bursts[i] = t.buckets[k].rate, t.buckets[k].burst
+		}
+		b.Queue(flowBucketsEnsure.SQL, flowBucketsEnsure.Args(bucketsArgs{keys, rates, bursts})...)
+	}
+	b.Queue(flowTag.SQL, flowTag.Args(t.tag)...)
+	return e.q.SendBatch(ctx, b).Close()
+}
+
+// flowTags are the keys of an insert's jobs: each job's, and the slots and
+// buckets they need.
+type flowTags struct {
+	tag     tagArgs
+	slots   map[string]int
+	buckets map[string]flowBucket
+}
+
+type flowBucket struct{ rate, burst float64 }
+
+func gatherFlowTags(jobs []*driver.InsertParams, ids []int64, dups []bool) flowTags {
+	t := flowTags{slots: map[string]int{}, buckets: map[string]flowBucket{}}
 	for i, p := range jobs {
 		if p.Flow == nil || dups != nil && dups[i] {
 			continue
 		}
 		f := p.Flow
-		tagIDs, cks, rks = append(tagIDs, ids[i]), append(cks, f.ConcurrencyKey), append(rks, f.RateKey)
+		t.tag.IDs = append(t.tag.IDs, ids[i])
+		t.tag.ConcurrencyKeys = append(t.tag.ConcurrencyKeys, f.ConcurrencyKey)
+		t.tag.RateKeys = append(t.tag.RateKeys, f.RateKey)
 		if f.ConcurrencyKey != "" {
-			slots[f.ConcurrencyKey] = f.ConcurrencyLimit
+			t.slots[f.ConcurrencyKey] = f.ConcurrencyLimit
 		}
 		if f.RateKey != "" {
-			buckets[f.RateKey] = bucket{f.Rate, f.Burst}
+			t.buckets[f.RateKey] = flowBucket{f.Rate, f.Burst}
 		}
 	}
-	if len(tagIDs) == 0 {
-		return nil
-	}
-	// Keys in order: two inserts never wait on each other's keys crosswise.
-	if len(slots) > 0 {
-		keys := sortedKeys(slots)
-		n := make([]int32, len(keys))
-		for i, k := range keys {
-			n[i] = int32(slots[k])
-		}
-		if _, err := e.q.Exec(ctx, flowSlotsEnsure.SQL, flowSlotsEnsure.Args(slotsArgs{keys, n})...); err != nil {
-			return err
-		}
-	}
-	if len(buckets) > 0 {
-		keys := sortedKeys(buckets)
-		rates, bursts := make([]float64, len(keys)), make([]float64, len(keys))
-		for i, k := range keys {
-			rates[i], bursts[i] = buckets[k].rate, buckets[k].burst
-		}
-		if _, err := e.q.Exec(ctx, flowBucketsEnsure.SQL, flowBucketsEnsure.Args(bucketsArgs{keys, rates, bursts})...); err != nil {
-			return err
-		}
-	}
-	_, err := e.q.Exec(ctx, flowTag.SQL, flowTag.Args(tagArgs{tagIDs, cks, rks})...)
-	return err
+	return t
+}
+
+// keys answers every key of t once, in order.
+func (t flowTags) keys() []string {
+	keys := append(sortedKeys(t.slots), sortedKeys(t.buckets)...)
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -164,7 +186,7 @@ func (e executor) FlowTag(ctx context.Context, ids []int64, keys []*driver.FlowK
 	for i, k := range keys {
 		jobs[i] = &driver.InsertParams{Flow: k}
 	}
-	return e.flowTag(ctx, jobs, ids, nil)
+	return e.inTx(ctx, func(tx executor) error { return tx.flowTag(ctx, jobs, ids, nil) })
 }
 
 var (
@@ -172,7 +194,13 @@ var (
 	flowTag           = bind[tagArgs]("FlowTag")
 	flowSlotsEnsure   = bind[slotsArgs]("FlowSlotsEnsure")
 	flowBucketsEnsure = bind[bucketsArgs]("FlowBucketsEnsure")
+	flowKeysLock      = bind[keysArg]("FlowKeysLock")
 )
+
+// keysArg are flow keys.
+type keysArg struct {
+	Keys []string `sql:"keys"`
+}
 
 // flowClaimArgs are JobClaim's and the number of pending jobs read, Scan.
 type flowClaimArgs struct {

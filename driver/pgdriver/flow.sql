@@ -150,3 +150,61 @@ UNION ALL
 SELECT key, 0, 0, least(burst, tokens + rate * greatest(0, extract(epoch FROM now() - refilled_at)))::float8,
        burst, rate, true, now()
 FROM skiplock_flow_buckets;
+
+-- name: FlowKeysLock
+-- An insert's shared lock on each of its flow keys (@keys, in order), held
+-- until it commits, taken before it makes their slots and buckets and in a
+-- statement of its own: the statements after it see a sweep that dropped
+-- a key while this waited, and make the key again. A sweep takes the same
+-- locks exclusive and passes over a key it cannot have (FlowSweepIdle), so
+-- it never drops a key whose job is inserted but not yet committed. The
+-- two-key form, first key hashtext('skiplock_flow'): apart from the
+-- one-key locks taken elsewhere (migrations, archive partitions).
+SELECT pg_advisory_xact_lock_shared(hashtext('skiplock_flow'), hashtext(k.key)) FROM unnest(@keys::text[]) AS k(key);
+
+-- name: FlowSweepNext
+-- The first @limit keys after @after, in order, that have slots or a
+-- bucket: a skip scan of the slots' key index, one probe per key however
+-- many slots it has.
+WITH RECURSIVE s(key) AS (
+    (SELECT key FROM skiplock_flow_slots WHERE key > @after::text ORDER BY key LIMIT 1)
+    UNION ALL
+    SELECT (SELECT f.key FROM skiplock_flow_slots f WHERE f.key > s.key ORDER BY f.key LIMIT 1)
+    FROM s WHERE s.key IS NOT NULL
+)
+SELECT key FROM (
+    (SELECT key FROM s WHERE key IS NOT NULL LIMIT @limit::bigint)
+    UNION
+    (SELECT key FROM skiplock_flow_buckets WHERE key > @after::text ORDER BY key LIMIT @limit::bigint)
+) k
+ORDER BY key LIMIT @limit::bigint;
+
+-- name: FlowSweepIdle
+-- The keys of @keys that are idle, each locked (FlowKeysLock) until the
+-- transaction ends; a key an insert holds is passed over. Idle: no slot is
+-- held, the bucket is full, no job started at or after @before, and no
+-- live job carries the key (the hot table and its spill tables, by their
+-- key indexes). The locks are taken once the keys are found idle, and this
+-- statement's view is older than its locks: run it again once they are
+-- held to see the keys as they are.
+WITH idle AS MATERIALIZED (
+    SELECT k.key FROM unnest(@keys::text[]) AS k(key)
+    WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots s
+                      WHERE s.key = k.key AND (s.job_id IS NOT NULL OR s.taken_at >= @before))
+      AND NOT EXISTS (SELECT 1 FROM skiplock_flow_buckets b
+                      WHERE b.key = k.key AND (b.refilled_at >= @before
+                            OR b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)) < b.burst))
+      AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j WHERE j.concurrency_key = k.key)
+      AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j WHERE j.rate_key = k.key)
+)
+SELECT key FROM idle
+WHERE pg_try_advisory_xact_lock(hashtext('skiplock_flow'), hashtext(key))
+ORDER BY key;
+
+-- name: FlowSweepDrop
+-- Drops the slots and buckets of @keys, found idle while locked: no job
+-- can take them meanwhile.
+WITH slots AS (
+    DELETE FROM skiplock_flow_slots WHERE key = ANY(@keys::text[])
+)
+DELETE FROM skiplock_flow_buckets WHERE key = ANY(@keys::text[]);

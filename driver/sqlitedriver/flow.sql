@@ -80,3 +80,41 @@ SELECT key, count(job_id), count(*), 0.0, 0.0, 0.0, 0 FROM skiplock_flow_slots G
 UNION ALL
 SELECT key, 0, 0, min(burst, tokens + rate * max(0, @now - refilled_at) / 1e6), burst, rate, 1
 FROM skiplock_flow_buckets;
+
+-- name: FlowSweepNext
+-- The first @limit keys after @after, in order, that have slots or a
+-- bucket: a skip scan of the slots' key index, one probe per key however
+-- many slots it has.
+WITH RECURSIVE s(key) AS (
+    SELECT (SELECT key FROM skiplock_flow_slots WHERE key > @after ORDER BY key LIMIT 1)
+    UNION ALL
+    SELECT (SELECT f.key FROM skiplock_flow_slots f WHERE f.key > s.key ORDER BY f.key LIMIT 1)
+    FROM s WHERE s.key IS NOT NULL
+    LIMIT @limit + 1
+)
+SELECT key FROM (
+    SELECT key FROM s WHERE key IS NOT NULL
+    UNION
+    SELECT key FROM (SELECT key FROM skiplock_flow_buckets WHERE key > @after ORDER BY key LIMIT @limit)
+)
+ORDER BY key LIMIT @limit;
+
+-- name: FlowSweepIdle
+-- The keys of @keys that are idle: no slot is held, the bucket is full, no
+-- job started at or after @before (µs), and no live job carries the key
+-- (by the key indexes).
+SELECT k.value FROM json_each(@keys) AS k
+WHERE NOT EXISTS (SELECT 1 FROM skiplock_flow_slots s
+                  WHERE s.key = k.value AND (s.job_id IS NOT NULL OR s.taken_at >= @before))
+  AND NOT EXISTS (SELECT 1 FROM skiplock_flow_buckets b
+                  WHERE b.key = k.value AND (b.refilled_at >= @before
+                        OR b.tokens + b.rate * max(0, @now - b.refilled_at) / 1e6 < b.burst))
+  AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j WHERE j.concurrency_key = k.value)
+  AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j WHERE j.rate_key = k.value)
+ORDER BY k.value;
+
+-- name: FlowSweepDropSlots
+DELETE FROM skiplock_flow_slots WHERE key IN (SELECT value FROM json_each(@keys));
+
+-- name: FlowSweepDropBuckets
+DELETE FROM skiplock_flow_buckets WHERE key IN (SELECT value FROM json_each(@keys));
