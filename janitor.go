@@ -13,6 +13,9 @@ type (
 	JanitorRun    = driver.JanitorRun
 	JanitorReport = driver.JanitorReport
 	JanitorGroup  = driver.JanitorGroup
+	// ArchiveFold is a month whose day partitions of the archive were
+	// merged into one (PostgreSQL; docs/retention.md).
+	ArchiveFold = driver.ArchiveFold
 )
 
 // Outcomes of a JanitorRun.

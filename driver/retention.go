@@ -24,12 +24,14 @@ type ArchiveGroup struct {
 	Bytes int64
 }
 
-// ArchivePartition is one day partition of the archive (PostgreSQL).
+// ArchivePartition is one day or month partition of the archive
+// (PostgreSQL).
 type ArchivePartition struct {
 	Name string
-	// Day is the UTC midnight its range starts at.
-	Day   time.Time
-	Bytes int64
+	// Day is the UTC midnight its range starts at, End the one it ends
+	// before: a day later, or a month for a month partition (ArchiveFold).
+	Day, End time.Time
+	Bytes    int64
 	// Detached: left detached by a drop that did not finish; it holds no
 	// job the archive shows, and the next drop removes it.
 	Detached bool
@@ -93,8 +95,8 @@ type RetentionStore interface {
 	// ArchiveCountBefore is ArchiveSummary's count of one group (day,
 	// state, queue, kind) restricted to jobs finished before `before`.
 	ArchiveCountBefore(ctx context.Context, g ArchiveGroup, before, now time.Time) (ArchiveGroup, error)
-	// ArchivePartitions lists the archive's day partitions, attached or
-	// left detached; none on a database without partitions.
+	// ArchivePartitions lists the archive's day and month partitions,
+	// attached or left detached; none on a database without partitions.
 	ArchivePartitions(ctx context.Context) ([]ArchivePartition, error)
 	// ArchiveExpired answers up to p.Limit jobs that p picks.
 	ArchiveExpired(ctx context.Context, p ExpiredParams) ([]ArchivedRef, error)
@@ -110,10 +112,35 @@ type RetentionStore interface {
 	// it, then drops it; detaching waits at most a short lock timeout, so
 	// that it never queues the archive's writers behind a long reader.
 	ArchiveDropPartition(ctx context.Context, name string, now time.Time) error
+	// ArchiveFoldMonth merges the day partitions of the UTC month starting
+	// at month (over by a day at least) into one month partition, moving
+	// no more than maxJobs jobs; a fold it does not make (too many jobs,
+	// another under way) answers Skipped. Its jobs are copied without the
+	// archive's lock; under it (a short lock timeout, as a drop's) the copy
+	// is brought level with the days and swapped in.
+	ArchiveFoldMonth(ctx context.Context, month time.Time, maxJobs int64) (ArchiveFold, error)
 	// JanitorRunSave records a run (and keeps only the newest runs).
 	JanitorRunSave(ctx context.Context, r *JanitorRun) (int64, error)
 	// JanitorRunList answers the newest runs first.
 	JanitorRunList(ctx context.Context, limit int) ([]*JanitorRun, error)
+}
+
+// ArchiveFold is the merge of a month's day partitions into one month
+// partition (PostgreSQL): the archive's reads not by finished_at probe every
+// partition, and a year of days kept for ever would make them slow.
+type ArchiveFold struct {
+	// Name is the month partition's.
+	Name string
+	// Month is the UTC midnight the month starts at.
+	Month time.Time
+	// Days counts the day partitions folded, Jobs and Bytes what they held.
+	Days  int
+	Jobs  int64
+	Bytes int64
+	// Locked is how long the archive's lock was held (the swap).
+	Locked time.Duration
+	// Skipped says why the fold was not made ("" when it was).
+	Skipped string
 }
 
 // JanitorRunsKept is how many runs JanitorRunSave keeps.
@@ -137,6 +164,9 @@ type JanitorReport struct {
 	Archived int64
 	Held     int64
 	Groups   []JanitorGroup
-	// Partitions are the day partitions dropped whole (PostgreSQL).
+	// Partitions are the partitions dropped whole (PostgreSQL).
 	Partitions []ArchivePartition
+	// Folds are the months whose day partitions were merged (a dry run:
+	// would be), PostgreSQL only.
+	Folds []ArchiveFold
 }

@@ -99,6 +99,7 @@ type janitorReportJSON struct {
 	Held       int64                 `json:"held"`
 	Groups     []janitorGroupJSON    `json:"groups"`
 	Partitions []partitionJSON       `json:"partitions"`
+	Folds      []foldJSON            `json:"folds"`
 }
 
 type janitorGroupJSON struct {
@@ -115,15 +116,30 @@ type partitionJSON struct {
 	Bytes int64  `json:"bytes"`
 }
 
+// foldJSON is a month whose day partitions were (or would be) merged; name
+// is "" in a dry run.
+type foldJSON struct {
+	Month      string  `json:"month"`
+	Name       string  `json:"name"`
+	Days       int     `json:"days"`
+	Jobs       int64   `json:"jobs"`
+	Bytes      int64   `json:"bytes"`
+	LockHeldMS float64 `json:"lock_held_ms"`
+}
+
 func janitorReportView(rep *skiplock.JanitorReport) janitorReportJSON {
 	v := janitorReportJSON{Run: server.NewJanitorRunView(&rep.Run), Archived: rep.Archived, Held: rep.Held,
-		Groups: []janitorGroupJSON{}, Partitions: []partitionJSON{}}
+		Groups: []janitorGroupJSON{}, Partitions: []partitionJSON{}, Folds: []foldJSON{}}
 	for _, g := range rep.Groups {
 		v.Groups = append(v.Groups, janitorGroupJSON{Day: g.Day.Format(time.DateOnly), State: g.State,
 			Queue: g.Queue, Jobs: g.Jobs, Bytes: g.Bytes})
 	}
 	for _, p := range rep.Partitions {
 		v.Partitions = append(v.Partitions, partitionJSON{Name: p.Name, Day: p.Day.Format(time.DateOnly), Bytes: p.Bytes})
+	}
+	for _, f := range rep.Folds {
+		v.Folds = append(v.Folds, foldJSON{Month: f.Month.Format("2006-01"), Name: f.Name, Days: f.Days, Jobs: f.Jobs,
+			Bytes: f.Bytes, LockHeldMS: float64(f.Locked.Microseconds()) / 1000})
 	}
 	return v
 }
@@ -144,9 +160,14 @@ func printReport(w io.Writer, rep *skiplock.JanitorReport) error {
 		}
 	}
 	for _, p := range rep.Partitions {
-		fmt.Fprintf(w, "partition %s (%s, %s): %s\n", p.Name, p.Day.Format(time.DateOnly), bytesText(p.Bytes),
+		span := p.Day.Format(time.DateOnly)
+		if p.End.Sub(p.Day) > 24*time.Hour {
+			span = p.Day.Format("2006-01")
+		}
+		fmt.Fprintf(w, "partition %s (%s, %s): %s\n", p.Name, span, bytesText(p.Bytes),
 			map[bool]string{true: "would be dropped", false: "dropped"}[would])
 	}
+	printFolds(w, rep.Folds, would)
 	fmt.Fprintf(w, "%s %s of %s archived jobs (completed %s, failed %s, cancelled %s), %d partitions, about %s",
 		verb, thousands(r.Jobs), thousands(rep.Archived), thousands(r.ByState[skiplock.StateCompleted]),
 		thousands(r.ByState[skiplock.StateFailed]), thousands(r.ByState[skiplock.StateCancelled]), r.Partitions,
@@ -159,6 +180,20 @@ func printReport(w io.Writer, rep *skiplock.JanitorReport) error {
 	}
 	_, err := fmt.Fprintf(w, " in %.1f s\n", r.FinishedAt.Sub(r.StartedAt).Seconds())
 	return err
+}
+
+// printFolds writes a line for each month whose day partitions merge into one.
+func printFolds(w io.Writer, folds []skiplock.ArchiveFold, would bool) {
+	for _, f := range folds {
+		if would {
+			fmt.Fprintf(w, "month %s: %d day partitions (%s jobs, %s): would be folded into one\n",
+				f.Month.Format("2006-01"), f.Days, thousands(f.Jobs), bytesText(f.Bytes))
+			continue
+		}
+		fmt.Fprintf(w, "month %s: %d day partitions (%s jobs, %s): folded into %s (archive locked %s)\n",
+			f.Month.Format("2006-01"), f.Days, thousands(f.Jobs), bytesText(f.Bytes), f.Name,
+			f.Locked.Round(time.Millisecond))
+	}
 }
 
 // bytesText writes n bytes in a unit a person reads: 512 B, 3.1 MB.

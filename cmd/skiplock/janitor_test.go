@@ -5,6 +5,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
 )
 
 // TestCLIJanitor: `janitor run --dry-run` prints what would go and deletes
@@ -75,5 +79,34 @@ func TestCLIJanitor(t *testing.T) {
 				t.Fatalf("status --limit 0: %+v", r)
 			}
 		})
+	}
+}
+
+// TestPrintReportFolds: a month partition dropped is named by its month,
+// and each fold has its line: would be folded in a dry run, folded into
+// the month partition in a run.
+func TestPrintReportFolds(t *testing.T) {
+	month := time.Date(2026, time.July, 1, 0, 0, 0, 0, time.UTC)
+	rep := &skiplock.JanitorReport{
+		Partitions: []driver.ArchivePartition{{Name: "skiplock_jobs_archive_202606", Day: month.AddDate(0, -1, 0), End: month, Bytes: 2000}},
+		Folds:      []skiplock.ArchiveFold{{Name: "skiplock_jobs_archive_202607", Month: month, Days: 31, Jobs: 1200, Bytes: 3_100_000, Locked: 42 * time.Millisecond}},
+	}
+	for dry, want := range map[bool][]string{
+		true:  {"partition skiplock_jobs_archive_202606 (2026-06, 2.0 kB): would be dropped", "month 2026-07: 31 day partitions (1,200 jobs, 3.1 MB): would be folded into one"},
+		false: {"partition skiplock_jobs_archive_202606 (2026-06, 2.0 kB): dropped", "month 2026-07: 31 day partitions (1,200 jobs, 3.1 MB): folded into skiplock_jobs_archive_202607 (archive locked 42ms)"},
+	} {
+		rep.Run.DryRun = dry
+		var b strings.Builder
+		if err := printReport(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range want {
+			if !strings.Contains(b.String(), line+"\n") {
+				t.Errorf("dry run %v: %q lacks %q", dry, b.String(), line)
+			}
+		}
+	}
+	if v := janitorReportView(rep); len(v.Folds) != 1 || v.Folds[0].Month != "2026-07" || v.Folds[0].LockHeldMS != 42 {
+		t.Errorf("json folds %+v", v.Folds)
 	}
 }

@@ -24,10 +24,14 @@ func (e executor) ArchivePrepare(ctx context.Context, until time.Time) error {
 	return nil
 }
 
+// partitionExists answers whether the day's partition, or a month partition
+// that covers the day (ArchiveFoldMonth), exists.
+const partitionExists = `SELECT to_regclass($1) IS NOT NULL OR to_regclass($2) IS NOT NULL`
+
 func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
-	name := "skiplock_jobs_archive_" + day.Format("20060102")
+	name, month := partitionPrefix+day.Format("20060102"), partitionPrefix+day.Format("200601")
 	var exists bool
-	if err := e.q.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil || exists {
+	if err := e.q.QueryRow(ctx, partitionExists, name, month).Scan(&exists); err != nil || exists {
 		return err
 	}
 	from, to := day.Format(time.RFC3339), day.Add(24*time.Hour).Format(time.RFC3339)
@@ -37,7 +41,7 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 		if _, err := tx.q.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, name); err != nil {
 			return err
 		}
-		if err := tx.q.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, name).Scan(&exists); err != nil || exists {
+		if err := tx.q.QueryRow(ctx, partitionExists, name, month).Scan(&exists); err != nil || exists {
 			return err
 		}
 		stmts := []string{

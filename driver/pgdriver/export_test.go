@@ -1,6 +1,7 @@
 package pgdriver
 
 import (
+	"context"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
@@ -50,4 +51,17 @@ func LookAgainAtSpills(d *Driver) {
 	d.vac.mu.Lock()
 	d.vac.notBefore = nil
 	d.vac.mu.Unlock()
+}
+
+// OnFoldCopied runs fn in every fold after its copy and before it locks
+// the archive, until the test ends.
+func OnFoldCopied(t interface{ Cleanup(func()) }, fn func()) {
+	foldCopied = fn
+	t.Cleanup(func() { foldCopied = nil })
+}
+
+// EnsurePartition makes the day partition of day, as ArchivePrepare does
+// for today's and the next days'.
+func EnsurePartition(d *Driver, ctx context.Context, day time.Time) error {
+	return d.ensurePartition(ctx, day)
 }

@@ -12,8 +12,27 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-// partitionPrefix starts the name of every day partition of the archive.
+// partitionPrefix starts the name of every day partition of the archive
+// (…_20260114) and of every month partition (…_202601, ArchiveFoldMonth).
 const partitionPrefix = "skiplock_jobs_archive_"
+
+// partitionRange answers the range of finished_at a day or month
+// partition's name stands for; false for any other name.
+func partitionRange(name string) (from, to time.Time, ok bool) {
+	s, found := strings.CutPrefix(name, partitionPrefix)
+	if !found || strings.Trim(s, "0123456789") != "" {
+		return from, to, false
+	}
+	switch len(s) {
+	case 8:
+		d, err := time.Parse("20060102", s)
+		return d, d.Add(24 * time.Hour), err == nil
+	case 6:
+		m, err := time.Parse("200601", s)
+		return m, m.AddDate(0, 1, 0), err == nil
+	}
+	return from, to, false
+}
 
 // detachLockTimeout bounds the wait for the archive's lock when detaching a
 // partition: a detach queued behind a long reader would queue every
@@ -47,7 +66,8 @@ func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup,
 	return out, nil
 }
 
-// ArchivePartitions lists the day partitions; see driver.RetentionStore.
+// ArchivePartitions lists the day and month partitions; see
+// driver.RetentionStore.
 func (e executor) ArchivePartitions(ctx context.Context) ([]driver.ArchivePartition, error) {
 	rows, err := e.q.Query(ctx, q("ArchivePartitions"))
 	if err != nil {
@@ -58,9 +78,11 @@ func (e executor) ArchivePartitions(ctx context.Context) ([]driver.ArchivePartit
 		if err := r.Scan(&p.Name, &p.Bytes, &p.Detached); err != nil {
 			return p, err
 		}
-		day, err := time.Parse("20060102", strings.TrimPrefix(p.Name, partitionPrefix))
-		p.Day = day.UTC()
-		return p, err
+		var ok bool
+		if p.Day, p.End, ok = partitionRange(p.Name); !ok {
+			return p, fmt.Errorf("%q is not a day or month partition", p.Name)
+		}
+		return p, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("archive partitions: %w", err)
@@ -109,12 +131,12 @@ func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now 
 	return gone, nil
 }
 
-// ArchiveDropPartition detaches, then drops, a day partition; see
+// ArchiveDropPartition detaches, then drops, a day or month partition; see
 // driver.RetentionStore. The detach holds the archive's lock for a moment
 // (no scan); the drop that follows holds only the detached table.
 func (e executor) ArchiveDropPartition(ctx context.Context, name string, now time.Time) error {
-	if !strings.HasPrefix(name, partitionPrefix) || name == partitionPrefix+"default" {
-		return fmt.Errorf("drop archive partition: %q is not a day partition", name)
+	if _, _, ok := partitionRange(name); !ok {
+		return fmt.Errorf("drop archive partition: %q is not a day or month partition", name)
 	}
 	ident := pgx.Identifier{name}.Sanitize()
 	var attached bool

@@ -23,12 +23,12 @@ WHERE a.finished_at >= @day AND a.finished_at < @day_end AND a.finished_at < @be
   AND a.state = @state AND a.queue = @queue AND a.kind = @kind;
 
 -- name: ArchivePartitions
--- Day partitions of the archive in this schema, attached or left detached
--- by a drop that did not finish.
+-- Day and month partitions of the archive in this schema, attached or left
+-- detached by a drop that did not finish.
 SELECT c.relname, pg_total_relation_size(c.oid), NOT c.relispartition
 FROM pg_class c
 WHERE c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = 'skiplock_jobs_archive'::regclass)
-  AND c.relkind = 'r' AND c.relname ~ '^skiplock_jobs_archive_[0-9]{8}$'
+  AND c.relkind = 'r' AND c.relname ~ '^skiplock_jobs_archive_([0-9]{8}|[0-9]{6})$'
 ORDER BY c.relname;
 
 -- name: ArchiveExpired

@@ -63,6 +63,12 @@ func (e executor) ArchiveDropPartition(ctx context.Context, name string, now tim
 	return fmt.Errorf("drop archive partition %q: the SQLite archive has no partitions", name)
 }
 
+// ArchiveFoldMonth refuses: the SQLite archive has no partitions.
+func (e executor) ArchiveFoldMonth(ctx context.Context, month time.Time, maxJobs int64) (driver.ArchiveFold, error) {
+	return driver.ArchiveFold{}, fmt.Errorf("fold archive month %s: the SQLite archive has no partitions",
+		month.Format("2006-01"))
+}
+
 // ArchiveExpired answers a page of expired jobs along the finished_at
 // index, on the reader pool; see driver.RetentionStore.
 func (e executor) ArchiveExpired(ctx context.Context, p driver.ExpiredParams) ([]driver.ArchivedRef, error) {

@@ -71,6 +71,15 @@ func (e executor) ArchiveDropPartition(ctx context.Context, name string, now tim
 	return e.write(st.ArchiveDropPartition(ctx, name, now))
 }
 
+func (e executor) ArchiveFoldMonth(ctx context.Context, month time.Time, maxJobs int64) (driver.ArchiveFold, error) {
+	st, err := driver.As[driver.RetentionStore](e.Executor)
+	if err != nil {
+		return driver.ArchiveFold{}, err
+	}
+	f, err := st.ArchiveFoldMonth(ctx, month, maxJobs)
+	return f, e.write(err)
+}
+
 func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (int64, error) {
 	st, err := driver.As[driver.RetentionStore](e.Executor)
 	if err != nil {

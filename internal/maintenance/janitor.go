@@ -50,6 +50,9 @@ type Janitor struct {
 	MaxShare     float64
 	MinShareJobs int64
 	Floor        time.Duration
+	// FoldMaxJobs is the most jobs a month may hold to be folded
+	// (PostgreSQL; default DefaultJanitorFoldMaxJobs).
+	FoldMaxJobs int64
 	// Now is the clock retention is judged by (tests set it).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -85,6 +88,9 @@ func (c *Janitor) withDefaults() Janitor {
 	}
 	if j.Floor <= 0 {
 		j.Floor = DefaultJanitorFloor
+	}
+	if j.FoldMaxJobs <= 0 {
+		j.FoldMaxJobs = DefaultJanitorFoldMaxJobs
 	}
 	if j.Now == nil {
 		j.Now = time.Now
@@ -131,7 +137,7 @@ func (c *Janitor) RunOnce(ctx context.Context, opts RunOptions) (*driver.Janitor
 func (j *Janitor) log(rep *driver.JanitorReport) {
 	r := rep.Run
 	attrs := []any{"outcome", r.Outcome, "dry_run", r.DryRun, "forced", r.Forced, "jobs", r.Jobs,
-		"partitions", r.Partitions, "bytes", r.Bytes, "vaulted", r.Vaulted,
+		"partitions", r.Partitions, "folded", len(rep.Folds), "bytes", r.Bytes, "vaulted", r.Vaulted,
 		"duration", r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond)}
 	switch r.Outcome {
 	case driver.JanitorOK:
@@ -157,7 +163,7 @@ func (j *Janitor) run(ctx context.Context, now time.Time, opts RunOptions) (*dri
 	d := &deletion{j: j, plan: p, opts: opts, total: planned, byState: map[driver.JobState]int64{}}
 	err = d.run(ctx)
 	rep.Run.Jobs, rep.Run.ByState, rep.Run.Vaulted = d.done, d.byState, d.vaulted
-	rep.Run.Partitions, rep.Partitions = len(d.dropped), d.dropped
+	rep.Run.Partitions, rep.Partitions, rep.Folds = len(d.dropped), d.dropped, d.folded
 	if d.done < planned && planned > 0 {
 		rep.Run.Bytes = rep.Run.Bytes * d.done / planned
 	}

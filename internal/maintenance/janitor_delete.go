@@ -18,6 +18,7 @@ type deletion struct {
 	vaulted int64
 	byState map[driver.JobState]int64
 	dropped []driver.ArchivePartition
+	folded  []driver.ArchiveFold
 }
 
 func (d *deletion) run(ctx context.Context) error {
@@ -31,6 +32,12 @@ func (d *deletion) run(ctx context.Context) error {
 			return err
 		}
 	}
+	// Last: a fold copies what the deletes left.
+	for _, f := range d.plan.folds {
+		if err := d.fold(ctx, f); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -38,7 +45,7 @@ func (d *deletion) run(ctx context.Context) error {
 // drops the partition.
 func (d *deletion) drop(ctx context.Context, drop dropPlan) error {
 	if d.j.Vault != nil && !drop.part.Detached {
-		p := driver.ExpiredParams{From: drop.part.Day, To: drop.part.Day.Add(day), Before: drop.part.Day.Add(day),
+		p := driver.ExpiredParams{From: drop.part.Day, To: drop.part.End, Before: drop.part.End,
 			Now: d.plan.now, Limit: d.j.PageSize}
 		for {
 			refs, err := d.j.Store.ArchiveExpired(ctx, p)

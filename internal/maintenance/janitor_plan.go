@@ -26,6 +26,8 @@ type plan struct {
 	drops []dropPlan
 	// newest is the latest finished_at among the expiring jobs.
 	newest time.Time
+	// folds are the months whose day partitions merge into one.
+	folds []foldPlan
 }
 
 type dayPlan struct {
@@ -98,17 +100,28 @@ func (c *Janitor) makePlan(ctx context.Context, now time.Time) (*plan, error) {
 	}
 	slices.SortFunc(p.days, func(a, b dayPlan) int { return a.day.Compare(b.day) })
 	p.drops = c.drops(parts, byDay, whole, now)
+	p.folds = c.folds(parts, p.drops, byDay, now)
 	return p, nil
 }
 
-func hasDay(m map[time.Time][]driver.ArchiveGroup, d time.Time) bool {
-	_, ok := m[d]
-	return ok
+// expiredWhole answers whether every job of a partition's days expired
+// (true too for none), and the groups of those days.
+func expiredWhole(part driver.ArchivePartition, byDay map[time.Time][]driver.ArchiveGroup,
+	whole map[time.Time]bool) (bool, []driver.ArchiveGroup) {
+	all, jobs := true, []driver.ArchiveGroup(nil)
+	for d := part.Day; d.Before(part.End); d = d.Add(day) {
+		if gs, ok := byDay[d]; ok {
+			all = all && whole[d]
+			jobs = append(jobs, gs...)
+		}
+	}
+	return all, jobs
 }
 
-// drops picks the partitions to drop: left detached by an unfinished drop,
-// or every job in them expired (or none there) and their day over for
-// longer than the shortest retention, so that no job can still land there.
+// drops picks the partitions (day or month) to drop: left detached by an
+// unfinished drop, or every job in them expired (or none there) and their
+// range over for longer than the shortest retention, so that no job can
+// still land there.
 func (c *Janitor) drops(parts []driver.ArchivePartition, byDay map[time.Time][]driver.ArchiveGroup,
 	whole map[time.Time]bool, now time.Time) []dropPlan {
 	shortest, ok := c.Policy.shortest()
@@ -117,9 +130,11 @@ func (c *Janitor) drops(parts []driver.ArchivePartition, byDay map[time.Time][]d
 		switch {
 		case part.Detached:
 			out = append(out, dropPlan{part: part})
-		case !ok || part.Day.Add(day).After(now.Add(-shortest)):
-		case !hasDay(byDay, part.Day) || whole[part.Day]:
-			out = append(out, dropPlan{part: part, jobs: byDay[part.Day]})
+		case !ok || part.End.After(now.Add(-shortest)):
+		default:
+			if all, jobs := expiredWhole(part, byDay, whole); all {
+				out = append(out, dropPlan{part: part, jobs: jobs})
+			}
 		}
 	}
 	return out
@@ -179,6 +194,9 @@ func (p *plan) report() *driver.JanitorReport {
 		r.Partitions = append(r.Partitions, d.part)
 	}
 	r.Run.Partitions = len(p.drops)
+	for _, f := range p.folds {
+		r.Folds = append(r.Folds, f.fold())
+	}
 	return r
 }
 

@@ -73,3 +73,17 @@ func (p Policy) shortest() (time.Duration, bool) {
 	}
 	return best, ok
 }
+
+// longest answers the longest keep of any state or rule that is not for
+// ever (0 when every job is kept for ever): past it, a day whose every job
+// could expire has.
+func (p Policy) longest() time.Duration {
+	var best time.Duration
+	for _, d := range p.Keep {
+		best = max(best, d)
+	}
+	for _, r := range p.Rules {
+		best = max(best, r.Keep)
+	}
+	return best
+}
