@@ -618,15 +618,20 @@ func TestJobInsertedWhileSlotsAreBusyRunsWhenOneFrees(t *testing.T) {
 	// insert, and no claim marks the queue as having a backlog.
 	time.Sleep(50 * time.Millisecond) // the no-op job's slot frees
 	busy, err := b.client.Insert(b.ctx, sleepArgs{N: 1}, nil)
-	if err != nil || busy.Job.State != skiplock.StateRunning {
-		t.Fatalf("insert on an idle client: %+v, %v", busy.Job, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if busy.Job.State != skiplock.StateRunning {
+		// On a loaded machine the no-op job's slot may not be free yet:
+		// the busy job then starts through its wake-up.
+		waitState(t, b, busy.Job.ID, skiplock.StateRunning)
 	}
 	next, err := b.client.Insert(b.ctx, sleepArgs{N: 2}, nil)
 	if err != nil || next.Job.State != skiplock.StatePending {
 		t.Fatalf("insert with the only slot busy: %+v, %v", next.Job, err)
 	}
 	time.Sleep(50 * time.Millisecond) // the wake-up finds no free slot
-	close(release)
+	release()
 	waitState(t, b, next.Job.ID, skiplock.StateCompleted) // 20 s; the next poll is a minute away
 }
 
@@ -647,13 +652,18 @@ func idleClient(t *testing.T, work func(context.Context, *skiplock.Job[sleepArgs
 }
 
 // idleClientWithHeldJob is an idleClient with maxWorkers slots whose job 1
-// waits for release, then returns held.
-func idleClientWithHeldJob(t *testing.T, maxWorkers int, held error) (*testBundle, chan struct{}) {
+// waits for release, then returns held. A test that fails before its
+// release lets the job go at its end, so that the client can stop.
+func idleClientWithHeldJob(t *testing.T, maxWorkers int, held error) (*testBundle, func()) {
 	t.Helper()
-	release := make(chan struct{})
+	ch := make(chan struct{})
+	release := sync.OnceFunc(func() { close(ch) })
+	// Registered after the client's (even when idleClient fails): cleanups
+	// run last first, so the job is let go before the client stops.
+	defer t.Cleanup(release)
 	b := idleClient(t, func(ctx context.Context, j *skiplock.Job[sleepArgs]) error {
 		if j.Args.N == 1 {
-			<-release
+			<-ch
 			return held
 		}
 		return nil
@@ -709,7 +719,7 @@ func TestDependentStartsWhenItsParentCompletes(t *testing.T) {
 	t.Parallel()
 	b, release := idleClientWithHeldJob(t, 10, nil)
 	_, child := dependentOfHeldJob(t, b, skiplock.InsertOpts{})
-	close(release)
+	release()
 	waitState(t, b, child.Job.ID, skiplock.StateCompleted)
 }
 
@@ -719,7 +729,7 @@ func TestDependentStartsWhenItsParentFails(t *testing.T) {
 	t.Parallel()
 	b, release := idleClientWithHeldJob(t, 10, skiplock.Permanent(errors.New("parent gives up")))
 	parent, child := dependentOfHeldJob(t, b, skiplock.InsertOpts{RunOnParentFailure: true})
-	close(release)
+	release()
 	waitState(t, b, parent.Job.ID, skiplock.StateFailed)
 	waitState(t, b, child.Job.ID, skiplock.StateCompleted)
 }
