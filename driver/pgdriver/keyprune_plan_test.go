@@ -32,15 +32,7 @@ func TestKeyPruneReadsExpiredKeysByIndex(t *testing.T) {
 	if got := pgdriver.QueryParams("UniqueKeyPrune"); strings.Join(got, ",") != "before,limit" {
 		t.Fatalf("UniqueKeyPrune takes %v, the test gives before, limit", got)
 	}
-	rows, err := conn.Query(ctx, "EXPLAIN (COSTS OFF) EXECUTE s(now(), 1000)", pgx.QueryExecModeSimpleProtocol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := strings.Join(lines, "\n")
+	plan := explain(t, conn, "auto", "EXECUTE s(now(), 1000)")
 	if !strings.Contains(plan, "skiplock_unique_keys_expires on skiplock_unique_keys u") ||
 		strings.Contains(plan, "Seq Scan on skiplock_unique_keys u") {
 		t.Fatalf("the pruner does not read expired keys by index:\n%s", plan)

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skiplock/skiplock/driver/sqlitedriver"
 	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
@@ -26,22 +25,7 @@ SELECT '', 'k' || i, i, ?1 + CASE WHEN i <= 10 THEN -3600000000 ELSE 86400000000
 	if _, err := d.DB().ExecContext(ctx, `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := d.DB().QueryContext(ctx, "EXPLAIN QUERY PLAN "+sqlitedriver.Query("UniqueKeyPrune"),
-		sql.Named("before", now), sql.Named("limit", 1000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var lines []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, detail)
-	}
-	plan := strings.Join(lines, "\n")
+	plan := queryPlan(t, d, "UniqueKeyPrune", sql.Named("before", now), sql.Named("limit", 1000))
 	if !strings.Contains(plan, "USING INDEX skiplock_unique_keys_expires") {
 		t.Fatalf("the pruner does not read expired keys by index:\n%s", plan)
 	}
