@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
@@ -55,15 +57,7 @@ func TestFlowSweepPassesOverAKeyAnInsertHolds(t *testing.T) {
 	key := driver.FlowKey("race", "held")
 	d, job := flowSweepSetup(t, key)
 	ctx := t.Context()
-	tx, err := d.Pool().Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(context.Background())
-	inTx, err := d.UnwrapTx(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx, inTx := driverTx(t, d)
 	res, err := inTx.JobInsertMany(ctx, []*driver.InsertParams{job})
 	if err != nil {
 		t.Fatal(err)
@@ -86,15 +80,7 @@ func TestFlowInsertRemakesAKeyASweepDrops(t *testing.T) {
 	key := driver.FlowKey("race", "dropped")
 	d, job := flowSweepSetup(t, key)
 	ctx := t.Context()
-	tx, err := d.Pool().Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(context.Background())
-	inTx, err := d.UnwrapTx(tx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx, inTx := driverTx(t, d)
 	if got, err := sweepAll(ctx, inTx.(driver.FlowStore)); err != nil || got.Dropped != 1 {
 		t.Fatalf("sweep in a transaction: %+v, %v; want the key dropped", got, err)
 	}
@@ -208,4 +194,20 @@ func keyIndexes(t *testing.T, d *pgdriver.Driver) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// driverTx begins a transaction, rolled back at the test's end unless
+// committed, and answers it with the driver that works in it.
+func driverTx(t *testing.T, d *pgdriver.Driver) (pgx.Tx, driver.Executor) {
+	t.Helper()
+	tx, err := d.Pool().Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tx.Rollback(context.Background()) })
+	inTx, err := d.UnwrapTx(tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx, inTx
 }

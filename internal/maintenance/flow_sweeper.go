@@ -88,21 +88,8 @@ func (s *FlowSweeper) RunOnce(ctx context.Context) (dropped int, ended bool, err
 // Interval later, so that a pass over many keys does not take hours.
 func (s *FlowSweeper) Run(ctx context.Context) {
 	c := s.withDefaults()
-	runEvery(ctx, "flow sweeper", c.Interval, c.Logger, func(ctx context.Context) error {
-		for {
-			_, ended, err := s.RunOnce(ctx)
-			if err != nil || ended {
-				return err
-			}
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(flowSweepAgain):
-			}
-		}
+	runDraining(ctx, "flow sweeper", c.Interval, c.Logger, func(ctx context.Context) (bool, error) {
+		_, ended, err := s.RunOnce(ctx)
+		return !ended, err
 	})
 }
-
-// flowSweepAgain is the pause between two runs of the flow sweeper that
-// each stopped at their bound.
-const flowSweepAgain = time.Second

@@ -70,21 +70,8 @@ func (p *KeyPruner) RunOnce(ctx context.Context) (int, error) {
 // expire faster than a run deletes in an Interval would pile up.
 func (p *KeyPruner) Run(ctx context.Context) {
 	c := p.withDefaults()
-	runEvery(ctx, "key pruner", c.Interval, c.Logger, func(ctx context.Context) error {
-		for {
-			n, err := p.RunOnce(ctx)
-			if err != nil || n < c.MaxBatches*c.BatchSize {
-				return err
-			}
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(keyPruneAgain):
-			}
-		}
+	runDraining(ctx, "key pruner", c.Interval, c.Logger, func(ctx context.Context) (bool, error) {
+		n, err := p.RunOnce(ctx)
+		return n >= c.MaxBatches*c.BatchSize, err
 	})
 }
-
-// keyPruneAgain is the pause between two runs of the key pruner that each
-// hit their bound.
-const keyPruneAgain = time.Second

@@ -26,6 +26,31 @@ func runEvery(ctx context.Context, name string, interval time.Duration, log *slo
 	}
 }
 
+// runDraining is runEvery for a service whose run is bounded: while a run
+// stops at its bound (more), the next comes drainAgain later rather than
+// an interval later, so that a backlog larger than a run does not wait an
+// interval per run and pile up.
+func runDraining(ctx context.Context, name string, interval time.Duration, log *slog.Logger,
+	once func(context.Context) (more bool, err error)) {
+	runEvery(ctx, name, interval, log, func(ctx context.Context) error {
+		for {
+			more, err := once(ctx)
+			if err != nil || !more {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(drainAgain):
+			}
+		}
+	})
+}
+
+// drainAgain is the pause between two bounded runs that each hit their
+// bound.
+const drainAgain = time.Second
+
 func orLogger(l *slog.Logger) *slog.Logger {
 	if l == nil {
 		return slog.New(slog.DiscardHandler)
