@@ -244,7 +244,7 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 			}
 		}
 	}
-	_, err := e.q.Exec(ctx, q("JobReleaseWaiting"))
+	_, err := e.ReleaseWaiting(ctx) // and wakes their queues at commit
 	return err
 }
 

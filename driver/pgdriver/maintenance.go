@@ -170,7 +170,9 @@ func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState,
 
 // ReleaseWaiting makes waiting jobs without parents left runnable and wakes
 // their queues (inside a transaction, at its commit), as the SQLite driver
-// does: released jobs would otherwise wait for the next poll.
+// does: released jobs would otherwise wait for the next poll. It wakes the
+// queues of jobs another release made runnable first too: this one's
+// transaction may hold their rows locked (JobReleaseWaiting).
 func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
 	queues, err := collectStrings(e.q.Query(ctx, q("JobReleaseWaiting")))
 	if err != nil || len(queues) == 0 {

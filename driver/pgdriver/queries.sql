@@ -359,10 +359,22 @@ DELETE FROM skiplock_job_deps WHERE parent_id = ANY(@parents) RETURNING job_id, 
 DELETE FROM skiplock_job_deps WHERE job_id = @job_id AND parent_id = @parent_id;
 
 -- name: JobReleaseWaiting
-UPDATE skiplock_jobs j
-SET state = CASE WHEN j.run_at > now() THEN 'scheduled' ELSE 'pending' END, updated_at = now()
-WHERE j.state = 'waiting' AND NOT EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.job_id = j.id)
-RETURNING j.queue;
+-- Makes the waiting jobs without parents left runnable, and answers the
+-- queue of every such job the statement saw, released here or not. Two
+-- releases race for a job when a parent's completion and the leader's
+-- settling both see it: the loser's update waits for the row, finds it
+-- runnable and passes it over, but keeps the row locked until its
+-- transaction ends, so a claim woken by the winner's commit skips the job.
+-- The loser wakes the queue too, at its own commit.
+WITH c AS (
+    SELECT j.id, j.queue FROM skiplock_jobs j
+    WHERE j.state = 'waiting' AND NOT EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.job_id = j.id)
+), u AS (
+    UPDATE skiplock_jobs j
+    SET state = CASE WHEN j.run_at > now() THEN 'scheduled' ELSE 'pending' END, updated_at = now()
+    FROM c WHERE j.id = c.id AND j.state = 'waiting'
+)
+SELECT queue FROM c;
 
 -- name: JobCancelDependent
 WITH d AS (
