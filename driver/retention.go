@@ -24,6 +24,18 @@ type ArchiveGroup struct {
 	Bytes int64
 }
 
+// ArchiveSummary is the archive as a janitor run reads it.
+type ArchiveSummary struct {
+	// Groups group the jobs finished before the summary's bound.
+	Groups []ArchiveGroup
+	// Later counts the jobs finished at or after the bound. Estimated:
+	// Later is partly the database's own estimate of its tables' rows
+	// (PostgreSQL: the day partitions' rows per page at their last vacuum
+	// or analyze, times their pages now), not a count.
+	Later     int64
+	Estimated bool
+}
+
 // ArchivePartition is one day or month partition of the archive
 // (PostgreSQL).
 type ArchivePartition struct {
@@ -89,9 +101,12 @@ type JanitorRun struct {
 // RetentionStore holds the statements of the janitor. A live job is never
 // among what they read or delete: they act on the archive only.
 type RetentionStore interface {
-	// ArchiveSummary groups the whole archive by day, state, queue and
-	// kind; Held is judged at now.
-	ArchiveSummary(ctx context.Context, now time.Time) ([]ArchiveGroup, error)
+	// ArchiveSummary groups the archived jobs finished before until (a UTC
+	// midnight) by day, state, queue and kind, Held judged at now, and
+	// counts the jobs finished since. Only the jobs it groups are read: a
+	// janitor run passes the first day no job of which can expire, so that
+	// its cost follows the old days it may delete, not the recent volume.
+	ArchiveSummary(ctx context.Context, now, until time.Time) (ArchiveSummary, error)
 	// ArchiveCountBefore is ArchiveSummary's count of one group (day,
 	// state, queue, kind) restricted to jobs finished before `before`.
 	ArchiveCountBefore(ctx context.Context, g ArchiveGroup, before, now time.Time) (ArchiveGroup, error)
@@ -159,11 +174,15 @@ type JanitorGroup struct {
 // JanitorReport is what a janitor run did, or a dry run would do.
 type JanitorReport struct {
 	Run JanitorRun
-	// Archived counts the archive's jobs before the run; Held those kept
-	// whatever their age (see ArchiveGroup.Held).
-	Archived int64
-	Held     int64
-	Groups   []JanitorGroup
+	// Archived counts the archive's jobs before the run; when
+	// ArchivedEstimated, the days that nothing could expire from are
+	// counted by the database's estimate (ArchiveSummary.Estimated). Held
+	// counts the jobs past their retention kept because they are held
+	// (see ArchiveGroup.Held).
+	Archived          int64
+	ArchivedEstimated bool
+	Held              int64
+	Groups            []JanitorGroup
 	// Partitions are the partitions dropped whole (PostgreSQL).
 	Partitions []ArchivePartition
 	// Folds are the months whose day partitions were merged (a dry run:

@@ -94,12 +94,15 @@ func janitorRun(cmd *cobra.Command, cfg serveConfig, opts skiplock.JanitorOption
 
 // janitorReportJSON is `skiplock janitor run --json`.
 type janitorReportJSON struct {
-	Run        server.JanitorRunView `json:"run"`
-	Archived   int64                 `json:"archived"`
-	Held       int64                 `json:"held"`
-	Groups     []janitorGroupJSON    `json:"groups"`
-	Partitions []partitionJSON       `json:"partitions"`
-	Folds      []foldJSON            `json:"folds"`
+	Run      server.JanitorRunView `json:"run"`
+	Archived int64                 `json:"archived"`
+	// ArchivedEstimated: archived counts the recent days, which nothing
+	// could expire from, by PostgreSQL's estimate of their rows.
+	ArchivedEstimated bool               `json:"archived_estimated"`
+	Held              int64              `json:"held"`
+	Groups            []janitorGroupJSON `json:"groups"`
+	Partitions        []partitionJSON    `json:"partitions"`
+	Folds             []foldJSON         `json:"folds"`
 }
 
 type janitorGroupJSON struct {
@@ -128,7 +131,8 @@ type foldJSON struct {
 }
 
 func janitorReportView(rep *skiplock.JanitorReport) janitorReportJSON {
-	v := janitorReportJSON{Run: server.NewJanitorRunView(&rep.Run), Archived: rep.Archived, Held: rep.Held,
+	v := janitorReportJSON{Run: server.NewJanitorRunView(&rep.Run), Archived: rep.Archived,
+		ArchivedEstimated: rep.ArchivedEstimated, Held: rep.Held,
 		Groups: []janitorGroupJSON{}, Partitions: []partitionJSON{}, Folds: []foldJSON{}}
 	for _, g := range rep.Groups {
 		v.Groups = append(v.Groups, janitorGroupJSON{Day: g.Day.Format(time.DateOnly), State: g.State,
@@ -168,8 +172,9 @@ func printReport(w io.Writer, rep *skiplock.JanitorReport) error {
 			map[bool]string{true: "would be dropped", false: "dropped"}[would])
 	}
 	printFolds(w, rep.Folds, would)
-	fmt.Fprintf(w, "%s %s of %s archived jobs (completed %s, failed %s, cancelled %s), %d partitions, about %s",
-		verb, thousands(r.Jobs), thousands(rep.Archived), thousands(r.ByState[skiplock.StateCompleted]),
+	about := map[bool]string{true: "about "}[rep.ArchivedEstimated]
+	fmt.Fprintf(w, "%s %s of %s%s archived jobs (completed %s, failed %s, cancelled %s), %d partitions, about %s",
+		verb, thousands(r.Jobs), about, thousands(rep.Archived), thousands(r.ByState[skiplock.StateCompleted]),
 		thousands(r.ByState[skiplock.StateFailed]), thousands(r.ByState[skiplock.StateCancelled]), r.Partitions,
 		bytesText(r.Bytes))
 	if rep.Held > 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -39,19 +40,74 @@ func partitionRange(name string) (from, to time.Time, ok bool) {
 // completion behind itself.
 const detachLockTimeout = "1s"
 
-// ArchiveSummary groups the archive; see driver.RetentionStore.
-func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.ArchiveGroup, error) {
-	rows, err := e.q.Query(ctx, archiveSummary.SQL, archiveSummary.Args(nowArg{now})...)
+// ArchiveSummary groups the archive's jobs finished before until and
+// counts the rest; see driver.RetentionStore.
+func (e executor) ArchiveSummary(ctx context.Context, now, until time.Time) (driver.ArchiveSummary, error) {
+	var sum driver.ArchiveSummary
+	rows, err := e.q.Query(ctx, archiveSummary.SQL, archiveSummary.Args(summaryArgs{now, until})...)
 	if err != nil {
-		return nil, fmt.Errorf("archive summary: %w", err)
+		return sum, fmt.Errorf("archive summary: %w", err)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ArchiveGroup, error) {
+	sum.Groups, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (driver.ArchiveGroup, error) {
 		var g driver.ArchiveGroup
 		var st string
 		err := r.Scan(scanTime(&g.Day), &st, &g.Queue, &g.Kind, &g.Jobs, &g.Held, scanTime(&g.Oldest), scanTime(&g.Newest), &g.Bytes)
 		g.State = driver.JobState(st)
 		return g, err
 	})
+	if err == nil {
+		sum.Later, sum.Estimated, err = e.archiveLater(ctx, until)
+	}
+	if err != nil {
+		return sum, fmt.Errorf("archive summary: %w", err)
+	}
+	return sum, nil
+}
+
+// archiveLater counts the archived jobs finished at or after until, a UTC
+// midnight, without reading the day partitions that start there or later:
+// each holds its rows per page at its last vacuum or analyze times its
+// pages now, as the planner estimates it. A day partition never vacuumed
+// nor analyzed, a month partition that straddles until and the default
+// partition are counted. It answers whether any figure is an estimate.
+func (e executor) archiveLater(ctx context.Context, until time.Time) (int64, bool, error) {
+	type attached struct {
+		name            string
+		rows            float64
+		pages, pagesNow int64
+	}
+	rows, err := e.q.Query(ctx, q("ArchiveAttached"))
+	if err != nil {
+		return 0, false, err
+	}
+	parts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (attached, error) {
+		var a attached
+		return a, r.Scan(&a.name, &a.rows, &a.pages, &a.pagesNow)
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	var later int64
+	estimated := false
+	for _, p := range parts {
+		from, to, ok := partitionRange(p.name)
+		switch {
+		case ok && !to.After(until): // grouped by the summary
+		case ok && !from.Before(until) && p.pagesNow == 0:
+		case ok && !from.Before(until) && p.rows >= 0 && p.pages > 0:
+			later += int64(math.Round(p.rows / float64(p.pages) * float64(p.pagesNow)))
+			estimated = true
+		default:
+			var n int64
+			err := e.q.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{p.name}.Sanitize()+` WHERE finished_at >= $1`,
+				until).Scan(&n)
+			if err != nil {
+				return 0, false, fmt.Errorf("count %s: %w", p.name, err)
+			}
+			later += n
+		}
+	}
+	return later, estimated, nil
 }
 
 // ArchiveCountBefore counts part of one group; see driver.RetentionStore.
@@ -224,7 +280,7 @@ func orEmpty(m map[driver.JobState]int64) map[driver.JobState]int64 {
 }
 
 var (
-	archiveSummary     = bind[nowArg]("ArchiveSummary")
+	archiveSummary     = bind[summaryArgs]("ArchiveSummary")
 	archiveCountBefore = bind[countBeforeArgs]("ArchiveCountBefore")
 	archiveExpired     = bind[expiredArgs]("ArchiveExpired")
 	archiveJobs        = bind[idsArg]("ArchiveJobs")
@@ -237,6 +293,11 @@ var (
 // nowArg is the time a window key is open at.
 type nowArg struct {
 	Now time.Time `sql:"now"`
+}
+
+type summaryArgs struct {
+	Now   time.Time `sql:"now"`
+	Until time.Time `sql:"until"`
 }
 
 type countBeforeArgs struct {

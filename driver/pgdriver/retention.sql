@@ -1,6 +1,8 @@
 -- name: ArchiveSummary
--- The archive by UTC day, state, queue and kind. Held: jobs a live job
--- depends on, or whose window key is open at @now (hashed subplans, one pass).
+-- The archived jobs finished before @until by UTC day, state, queue and
+-- kind; the partitions that start at @until or later are pruned when the
+-- statement starts, unread. Held: jobs a live job depends on, or whose
+-- window key is open at @now (hashed subplans, one pass).
 SELECT date_trunc('day', a.finished_at, 'UTC'), a.state, a.queue, a.kind, count(*),
        count(*) FILTER (WHERE a.id IN (SELECT parent_id FROM skiplock_job_deps)
                            OR a.id IN (SELECT job_id FROM skiplock_unique_keys WHERE expires_at > @now)),
@@ -8,7 +10,16 @@ SELECT date_trunc('day', a.finished_at, 'UTC'), a.state, a.queue, a.kind, count(
        sum(200 + pg_column_size(a.payload) + pg_column_size(a.metadata) + pg_column_size(a.errors)
            + coalesce(pg_column_size(a.result), 0) + coalesce(pg_column_size(a.checkpoint), 0))::bigint
 FROM skiplock_jobs_archive a
+WHERE a.finished_at < @until
 GROUP BY 1, 2, 3, 4;
+
+-- name: ArchiveAttached
+-- The archive's attached partitions with the planner's figures: rows and
+-- pages at the last vacuum or analyze (rows -1: never), and pages now.
+SELECT c.relname, c.reltuples::float8, c.relpages::bigint,
+       pg_relation_size(c.oid) / current_setting('block_size')::bigint
+FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'skiplock_jobs_archive'::regclass;
 
 -- name: ArchiveCountBefore
 -- One group of ArchiveSummary, finished in [@day, @day_end) and before @before.

@@ -11,21 +11,28 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-// ArchiveSummary groups the archive; see driver.RetentionStore. It reads
-// on the reader pool: the writer, and the claims behind it, never wait.
-func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.ArchiveGroup, error) {
-	groups, err := collect(func(s scanner) (driver.ArchiveGroup, error) {
+// ArchiveSummary groups the archive's older jobs and counts the rest; see
+// driver.RetentionStore. It reads on the reader pool: the writer, and the
+// claims behind it, never wait.
+func (e executor) ArchiveSummary(ctx context.Context, now, until time.Time) (driver.ArchiveSummary, error) {
+	var sum driver.ArchiveSummary
+	var err error
+	sum.Groups, err = collect(func(s scanner) (driver.ArchiveGroup, error) {
 		var g driver.ArchiveGroup
 		var st string
 		var day, oldest, newest storedMicros
 		err := s.Scan(&day, &st, &g.Queue, &g.Kind, &g.Jobs, &g.Held, &oldest, &newest, &g.Bytes)
 		g.Day, g.State, g.Oldest, g.Newest = day.time(), driver.JobState(st), oldest.time(), newest.time()
 		return g, err
-	})(e.rquery(ctx, "ArchiveSummary", sql.Named("now", now.UnixMicro())))
-	if err != nil {
-		return nil, fmt.Errorf("archive summary: %w", err)
+	})(e.rquery(ctx, "ArchiveSummary", sql.Named("now", now.UnixMicro()), sql.Named("until", until.UnixMicro())))
+	if err == nil {
+		err = e.r.QueryRowContext(ctx, q("ArchiveCountLater"),
+			named("ArchiveCountLater", sql.Named("until", until.UnixMicro()))...).Scan(&sum.Later)
 	}
-	return groups, nil
+	if err != nil {
+		return sum, fmt.Errorf("archive summary: %w", err)
+	}
+	return sum, nil
 }
 
 // ArchiveCountBefore counts part of one group; see driver.RetentionStore.

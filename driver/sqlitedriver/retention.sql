@@ -1,6 +1,7 @@
 -- name: ArchiveSummary
--- The archive by UTC day, state, queue and kind. Held: jobs a live job
--- depends on, or whose window key is open at @now.
+-- The archived jobs finished before @until by UTC day, state, queue and
+-- kind. Held: jobs a live job depends on, or whose window key is open at
+-- @now.
 SELECT (a.finished_at / 86400000000) * 86400000000 AS day, a.state, a.queue, a.kind, count(*),
        sum(a.id IN (SELECT parent_id FROM skiplock_job_deps)
            OR a.id IN (SELECT job_id FROM skiplock_unique_keys WHERE expires_at > @now)),
@@ -8,7 +9,13 @@ SELECT (a.finished_at / 86400000000) * 86400000000 AS day, a.state, a.queue, a.k
        sum(120 + length(a.payload) + length(a.metadata) + length(a.errors) + length(a.tags)
            + coalesce(length(a.result), 0) + coalesce(length(a.checkpoint), 0))
 FROM skiplock_jobs_archive a
+WHERE a.finished_at < @until
 GROUP BY 1, 2, 3, 4;
+
+-- name: ArchiveCountLater
+-- The archived jobs finished at or after @until, counted along the
+-- finished_at index.
+SELECT count(*) FROM skiplock_jobs_archive WHERE finished_at >= @until;
 
 -- name: ArchiveCountBefore
 -- One group of ArchiveSummary, finished in [@from, @to) and before @before.

@@ -9,12 +9,12 @@ import (
 
 // The janitor's statements.
 
-func (e executor) ArchiveSummary(ctx context.Context, now time.Time) ([]driver.ArchiveGroup, error) {
+func (e executor) ArchiveSummary(ctx context.Context, now, until time.Time) (driver.ArchiveSummary, error) {
 	st, err := driver.As[driver.RetentionStore](e.Executor)
 	if err != nil {
-		return nil, err
+		return driver.ArchiveSummary{}, err
 	}
-	r, err := st.ArchiveSummary(ctx, now)
+	r, err := st.ArchiveSummary(ctx, now, until)
 	return r, e.read(err)
 }
 

@@ -15,7 +15,10 @@ const day = 24 * time.Hour
 type plan struct {
 	now      time.Time
 	archived int64
-	held     int64
+	// estimated: archived counts the days read past by the database's
+	// estimate (driver.ArchiveSummary.Estimated).
+	estimated bool
+	held      int64
 	// expiring holds, per group of the summary, the part past retention
 	// and not held.
 	expiring []driver.ArchiveGroup
@@ -40,9 +43,22 @@ type dropPlan struct {
 	jobs []driver.ArchiveGroup
 }
 
+// summaryBound is the first UTC midnight from which on no archived job can
+// expire, go with its partition or be folded in a run at now: later than
+// now less the shortest retention, and than the last month a fold takes.
+// A run groups the jobs finished before it and only counts the rest, so
+// that its cost follows the old days it may delete, not the recent volume.
+func (c *Janitor) summaryBound(now time.Time) time.Time {
+	b := now.Add(-c.Policy.longest() - foldMargin)
+	if s, ok := c.Policy.shortest(); ok && now.Add(-s).After(b) {
+		b = now.Add(-s)
+	}
+	return b.UTC().Truncate(day).Add(day)
+}
+
 // makePlan reads the archive's summary and judges each group by the policy.
 func (c *Janitor) makePlan(ctx context.Context, now time.Time) (*plan, error) {
-	groups, err := c.Store.ArchiveSummary(ctx, now)
+	sum, err := c.Store.ArchiveSummary(ctx, now, c.summaryBound(now))
 	if err != nil {
 		return nil, err
 	}
@@ -50,13 +66,12 @@ func (c *Janitor) makePlan(ctx context.Context, now time.Time) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{now: now}
+	p := &plan{now: now, archived: sum.Later, estimated: sum.Estimated}
 	whole := map[time.Time]bool{} // day → every job of it expired
 	byDay := map[time.Time][]driver.ArchiveGroup{}
 	before := map[time.Time]time.Time{}
-	for _, g := range groups {
+	for _, g := range sum.Groups {
 		p.archived += g.Jobs
-		p.held += g.Held
 		if _, seen := whole[g.Day]; !seen {
 			whole[g.Day] = true
 		}
@@ -80,6 +95,7 @@ func (c *Janitor) makePlan(ctx context.Context, now time.Time) (*plan, error) {
 			whole[g.Day] = false
 		}
 		if exp.Held > 0 {
+			p.held += exp.Held
 			whole[g.Day] = false
 			exp.Bytes -= exp.Bytes * exp.Held / max(exp.Jobs, 1)
 			exp.Jobs -= exp.Held
@@ -147,8 +163,9 @@ func (c *Janitor) refusal(p *plan) string {
 		jobs += g.Jobs
 	}
 	if jobs > c.MinShareJobs && float64(jobs) > c.MaxShare*float64(p.archived) {
-		return fmt.Sprintf("would delete %d of %d archived jobs (%.0f%%), more than the safety share of %.0f%%; "+
-			"check with a dry run, then force it", jobs, p.archived, 100*float64(jobs)/float64(p.archived), 100*c.MaxShare)
+		about := map[bool]string{true: "about "}[p.estimated]
+		return fmt.Sprintf("would delete %d of %s%d archived jobs (%.0f%%), more than the safety share of %.0f%%; "+
+			"check with a dry run, then force it", jobs, about, p.archived, 100*float64(jobs)/float64(p.archived), 100*c.MaxShare)
 	}
 	if jobs > 0 && p.newest.After(p.now.Add(-c.Floor)) {
 		return fmt.Sprintf("would delete jobs finished as recently as %s, within the floor of %s; "+
@@ -159,7 +176,7 @@ func (c *Janitor) refusal(p *plan) string {
 
 // report answers the plan as a report of what the run deletes.
 func (p *plan) report() *driver.JanitorReport {
-	r := &driver.JanitorReport{Archived: p.archived, Held: p.held}
+	r := &driver.JanitorReport{Archived: p.archived, ArchivedEstimated: p.estimated, Held: p.held}
 	type key struct {
 		day   time.Time
 		state driver.JobState

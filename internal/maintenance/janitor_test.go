@@ -298,3 +298,39 @@ func TestJanitorPurgeUnderConcurrentClaimsAndCompletions(t *testing.T) {
 		}
 	})
 }
+
+// TestJanitorCountsTheRecentDaysWithoutGroupingThem: a run groups only the
+// days that hold jobs past the shortest retention; the days after them are
+// counted into the archive's size (exactly, or on PostgreSQL by the
+// planner's estimate once a partition has one) but never grouped.
+func TestJanitorCountsTheRecentDaysWithoutGroupingThem(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(db *janitorDB) {
+		db.completeMany("q", 3)
+		db.backdate(10 * day)
+		db.completeMany("q", 5)
+		now := time.Now()
+		j := db.janitor(&now)
+		check := func(estimated bool) {
+			db.t.Helper()
+			rep := db.run(j, RunOptions{DryRun: true})
+			if rep.Run.Jobs != 3 || rep.Archived != 8 || rep.ArchivedEstimated != estimated {
+				db.t.Fatalf("dry run: %d of %d archived (estimated %v), want 3 of 8 (estimated %v)",
+					rep.Run.Jobs, rep.Archived, rep.ArchivedEstimated, estimated)
+			}
+			for _, g := range rep.Groups {
+				if g.Day.After(now.Add(-9 * day)) {
+					db.t.Fatalf("dry run grouped a recent day: %+v", g)
+				}
+			}
+		}
+		check(false)
+		if db.pg {
+			db.exec(`ANALYZE skiplock_jobs_archive`)
+			check(true)
+		}
+		if rep := db.run(j, RunOptions{}); rep.Run.Jobs != 3 || db.archived() != 5 {
+			db.t.Fatalf("run: deleted %d, %d archived after; want 3 and 5", rep.Run.Jobs, db.archived())
+		}
+	})
+}
