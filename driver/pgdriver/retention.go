@@ -290,11 +290,7 @@ var (
 	janitorRunList     = bind[limitArg]("JanitorRunList")
 )
 
-// nowArg is the time a window key is open at.
-type nowArg struct {
-	Now time.Time `sql:"now"`
-}
-
+// summaryArgs: Now is the time a window key is open at.
 type summaryArgs struct {
 	Now   time.Time `sql:"now"`
 	Until time.Time `sql:"until"`
