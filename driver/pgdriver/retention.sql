@@ -15,9 +15,10 @@ GROUP BY 1, 2, 3, 4;
 
 -- name: ArchiveAttached
 -- The archive's attached partitions with the planner's figures: rows and
--- pages at the last vacuum or analyze (rows -1: never), and pages now.
+-- pages at the last vacuum or analyze (rows -1: never), and pages now (0 for
+-- a partition dropped since the catalog was read).
 SELECT c.relname, c.reltuples::float8, c.relpages::bigint,
-       pg_relation_size(c.oid) / current_setting('block_size')::bigint
+       coalesce(pg_relation_size(c.oid), 0) / current_setting('block_size')::bigint
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
 WHERE i.inhparent = 'skiplock_jobs_archive'::regclass;
 
