@@ -106,3 +106,34 @@ func itoa(n int) string {
 	}
 	return "batch=1000"
 }
+
+// BenchmarkJobInsertDependent inserts one child of a running parent beside
+// 10,000 children already waiting for it.
+func BenchmarkJobInsertDependent(b *testing.B) {
+	d, _ := pgtest.Schema(b)
+	ctx := context.Background()
+	insertPending(b, d, 1)
+	parent, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 1, DefaultLease: time.Hour})
+	if err != nil || len(parent) != 1 {
+		b.Fatalf("claim the parent: %v, %v", parent, err)
+	}
+	child := func(n int) []*driver.InsertParams {
+		jobs := benchJobs(n)
+		for _, j := range jobs {
+			j.DependsOn = []int64{parent[0].ID}
+		}
+		return jobs
+	}
+	for range 10 {
+		if _, err := d.JobInsertMany(ctx, child(1000)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	one := child(1)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := d.JobInsertMany(ctx, one); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

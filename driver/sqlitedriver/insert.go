@@ -238,7 +238,9 @@ func (e executor) parentStates(ctx context.Context, ids []int64) (map[int64]driv
 }
 
 // linkParents records the unfinished parents of a waiting job; a parent that
-// already failed or was cancelled settles the child at once.
+// already failed or was cancelled settles the child at once. Only a child
+// left with no unfinished parent is released here: the release reads every
+// waiting job, which a child still waiting need not pay.
 func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[int64]driver.JobState) error {
 	live := []int64{}
 	for id, st := range parents {
@@ -255,6 +257,9 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 				return err
 			}
 		}
+	}
+	if len(live) > 0 {
+		return nil // it waits for them
 	}
 	_, err := e.ReleaseWaiting(ctx)
 	return err
