@@ -72,34 +72,15 @@ func (c *Janitor) makePlan(ctx context.Context, now time.Time) (*plan, error) {
 	before := map[time.Time]time.Time{}
 	for _, g := range sum.Groups {
 		p.archived += g.Jobs
-		if _, seen := whole[g.Day]; !seen {
-			whole[g.Day] = true
-		}
 		byDay[g.Day] = append(byDay[g.Day], g)
-		keep := c.Policy.keep(g.State, g.Queue, g.Kind)
-		if keep < 0 {
-			whole[g.Day] = false
-			continue
+		exp, cutoff, all, err := c.expired(ctx, g, now)
+		if err != nil {
+			return nil, err
 		}
-		cutoff := now.Add(-keep)
-		exp := g
-		switch {
-		case g.Newest.Before(cutoff):
-		case !g.Oldest.Before(cutoff):
-			whole[g.Day] = false
-			continue
-		default:
-			if exp, err = c.Store.ArchiveCountBefore(ctx, g, cutoff, now); err != nil {
-				return nil, err
-			}
-			whole[g.Day] = false
+		if seen, ok := whole[g.Day]; !ok || seen {
+			whole[g.Day] = all
 		}
-		if exp.Held > 0 {
-			p.held += exp.Held
-			whole[g.Day] = false
-			exp.Bytes -= exp.Bytes * exp.Held / max(exp.Jobs, 1)
-			exp.Jobs -= exp.Held
-		}
+		p.held += exp.Held
 		if exp.Jobs <= 0 {
 			continue
 		}
@@ -118,6 +99,34 @@ func (c *Janitor) makePlan(ctx context.Context, now time.Time) (*plan, error) {
 	p.drops = c.drops(parts, byDay, whole, now)
 	p.folds = c.folds(parts, p.drops, byDay, now)
 	return p, nil
+}
+
+// expired answers the part of group g past its retention at now and not
+// held (Jobs and Bytes), the held jobs among those past it (Held), the
+// cutoff before which its jobs expire, and whether every job of g goes.
+func (c *Janitor) expired(ctx context.Context, g driver.ArchiveGroup, now time.Time) (
+	exp driver.ArchiveGroup, cutoff time.Time, all bool, err error) {
+	keep := c.Policy.keep(g.State, g.Queue, g.Kind)
+	if keep < 0 {
+		return driver.ArchiveGroup{}, cutoff, false, nil
+	}
+	cutoff = now.Add(-keep)
+	switch {
+	case g.Newest.Before(cutoff):
+		exp, all = g, true
+	case !g.Oldest.Before(cutoff):
+		return driver.ArchiveGroup{}, cutoff, false, nil
+	default:
+		if exp, err = c.Store.ArchiveCountBefore(ctx, g, cutoff, now); err != nil {
+			return exp, cutoff, false, err
+		}
+	}
+	if exp.Held > 0 {
+		all = false
+		exp.Bytes -= exp.Bytes * exp.Held / max(exp.Jobs, 1)
+		exp.Jobs -= exp.Held
+	}
+	return exp, cutoff, all, nil
 }
 
 // expiredWhole answers whether every job of a partition's days expired
