@@ -1,6 +1,7 @@
 package maintenance
 
 import (
+	"slices"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
@@ -56,34 +57,33 @@ func (p Policy) expired(ref driver.ArchivedRef, now time.Time) bool {
 	return k >= 0 && ref.FinishedAt.Before(now.Add(-k))
 }
 
+// finite answers the keep of every state and rule that is not for ever.
+func (p Policy) finite() []time.Duration {
+	var out []time.Duration
+	for _, d := range p.Keep {
+		out = append(out, d)
+	}
+	for _, r := range p.Rules {
+		out = append(out, r.Keep)
+	}
+	return slices.DeleteFunc(out, func(d time.Duration) bool { return d < 0 })
+}
+
 // shortest answers the shortest keep of any state or rule, and false when
 // every job is kept for ever.
 func (p Policy) shortest() (time.Duration, bool) {
-	best, ok := time.Duration(0), false
-	consider := func(d time.Duration) {
-		if d >= 0 && (!ok || d < best) {
-			best, ok = d, true
-		}
+	if f := p.finite(); len(f) > 0 {
+		return slices.Min(f), true
 	}
-	for _, d := range p.Keep {
-		consider(d)
-	}
-	for _, r := range p.Rules {
-		consider(r.Keep)
-	}
-	return best, ok
+	return 0, false
 }
 
 // longest answers the longest keep of any state or rule that is not for
 // ever (0 when every job is kept for ever): past it, a day whose every job
 // could expire has.
 func (p Policy) longest() time.Duration {
-	var best time.Duration
-	for _, d := range p.Keep {
-		best = max(best, d)
+	if f := p.finite(); len(f) > 0 {
+		return slices.Max(f)
 	}
-	for _, r := range p.Rules {
-		best = max(best, r.Keep)
-	}
-	return best
+	return 0
 }
