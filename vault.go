@@ -9,7 +9,10 @@ import "context"
 type Vault interface {
 	// Store writes jobs durably and returns only once they are safe (files
 	// renamed, uploads completed, the manifest of stored ids written). It
-	// is idempotent by job id: a job the vault holds already is not
-	// written again, so a run repeated after a crash duplicates nothing.
-	Store(ctx context.Context, jobs []*JobRow) error
+	// is idempotent by job version, a job's id and finish time: a version
+	// the vault holds already is not written again, so a run repeated after
+	// a crash duplicates nothing, while a job retried and finished again
+	// since it was stored is written again. It answers how many jobs it
+	// wrote (the others it held already).
+	Store(ctx context.Context, jobs []*JobRow) (int, error)
 }

@@ -117,11 +117,13 @@ type RetentionStore interface {
 	ArchiveExpired(ctx context.Context, p ExpiredParams) ([]ArchivedRef, error)
 	// ArchiveJobs answers the archived jobs among ids, by id.
 	ArchiveJobs(ctx context.Context, ids []int64) ([]*Job, error)
-	// ArchiveDelete deletes the archived jobs among ids that are not held
-	// at now (finished in [from, to), which narrows the search), with their
-	// expired idempotency keys and dependency rows, in one short
+	// ArchiveDelete deletes the archived jobs among jobs that are not held
+	// at now, each only while it is the version named (the same ID and
+	// FinishedAt: a job retried and finished again since is another
+	// version, kept), finished in [from, to) (which narrows the search),
+	// with their expired idempotency keys and dependency rows, in one short
 	// transaction; it answers the ids deleted.
-	ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error)
+	ArchiveDelete(ctx context.Context, jobs []ArchivedRef, from, to, now time.Time) ([]int64, error)
 	// ArchiveDropPartition deletes the expired (at now) idempotency keys and
 	// the dependency rows of the jobs in the day partition named, detaches
 	// it, then drops it; detaching waits at most a short lock timeout, so

@@ -33,7 +33,7 @@ func TestFilesReadByArrow(t *testing.T) {
 	forEachDatabase(t, func(t *testing.T, db database) {
 		jobs := finishJobs(t, db.client, 80)
 		v, dir := openDir(t)
-		if err := v.Store(context.Background(), jobs); err != nil {
+		if _, err := v.Store(context.Background(), jobs); err != nil {
 			t.Fatal(err)
 		}
 		want := map[int64]map[string]any{}

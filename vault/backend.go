@@ -21,6 +21,9 @@ type backend interface {
 	size(ctx context.Context, key string) (int64, error)
 	// remove deletes key; an absent key is no error.
 	remove(ctx context.Context, key string) error
+	// sweep removes what a writer killed mid-object left (a directory's
+	// hidden temporary files); it runs when the vault opens.
+	sweep(ctx context.Context) error
 	// String names the vault for people (a path or an s3:// URL).
 	String() string
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 )
 
 // dirBackend keeps objects as files under a directory. A file is written
@@ -111,4 +112,29 @@ func (d *dirBackend) remove(_ context.Context, key string) error {
 		return nil
 	}
 	return err
+}
+
+// sweep removes the hidden temporary files (.NAME.tmp-*) that a writer
+// killed before its rename left anywhere under the root: they hold no
+// object, and on a full disk they hold its space.
+func (d *dirBackend) sweep(context.Context) error {
+	return filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if e.Type().IsRegular() && isTempName(e.Name()) {
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove %s left by an interrupted write: %w", p, err)
+			}
+		}
+		return nil
+	})
+}
+
+// isTempName answers whether name is one create gives a file being written.
+func isTempName(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }

@@ -72,6 +72,11 @@ func (m *manifest) heldIDs() idSet {
 			all = append(all, p.IDs...)
 		}
 	}
+	return merged(all)
+}
+
+// merged answers ranges sorted and merged into a set.
+func merged(all []idRange) idSet {
 	slices.SortFunc(all, func(a, b idRange) int { return compareInt(a[0], b[0]) })
 	var out idSet
 	for _, r := range all {
@@ -97,6 +102,17 @@ func compareInt(a, b int64) int {
 func (s idSet) has(id int64) bool {
 	i := sort.Search(len(s), func(i int) bool { return s[i][1] >= id })
 	return i < len(s) && s[i][0] <= id
+}
+
+// meets answers whether any of ranges (sorted) overlaps the set.
+func (s idSet) meets(ranges []idRange) bool {
+	for _, r := range ranges {
+		i := sort.Search(len(s), func(i int) bool { return s[i][1] >= r[0] })
+		if i < len(s) && s[i][0] <= r[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // loadManifest reads the manifest; a vault without one is empty.

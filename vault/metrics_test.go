@@ -52,10 +52,10 @@ func TestVaultMetricsAddUpParts(t *testing.T) {
 		return &skiplock.JobRow{ID: id, Queue: "q", State: skiplock.StateCompleted, RunAt: hour, CreatedAt: hour,
 			UpdatedAt: end, StartedAt: &start, FinishedAt: &end}
 	}
-	if err := v.Store(ctx, []*skiplock.JobRow{job(1, time.Second)}); err != nil {
+	if _, err := v.Store(ctx, []*skiplock.JobRow{job(1, time.Second)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Store(ctx, []*skiplock.JobRow{job(2, 2*time.Second), job(3, 3*time.Second)}); err != nil {
+	if _, err := v.Store(ctx, []*skiplock.JobRow{job(2, 2*time.Second), job(3, 3*time.Second)}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := v.Metrics(ctx, hour, hour.Add(time.Hour))

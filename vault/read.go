@@ -23,6 +23,12 @@ func (v *Vault) Parts(ctx context.Context, from, to time.Time) ([]*Part, error) 
 	if err != nil {
 		return nil, err
 	}
+	return m.sortedParts(from, to), nil
+}
+
+// sortedParts answers the parts of the hours that overlap [from, to), by
+// hour then first id.
+func (m *manifest) sortedParts(from, to time.Time) []*Part {
 	var out []*Part
 	for _, p := range m.Parts {
 		if inHours(p.Hour, from, to) {
@@ -32,7 +38,7 @@ func (v *Vault) Parts(ctx context.Context, from, to time.Time) ([]*Part, error) 
 	slices.SortFunc(out, func(a, b *Part) int {
 		return cmp.Or(a.Hour.Compare(b.Hour), cmp.Compare(a.MinID(), b.MinID()))
 	})
-	return out, nil
+	return out
 }
 
 // inHours answers whether the hour starting at h overlaps [from, to); a
@@ -66,16 +72,24 @@ var errStop = errors.New("stop")
 
 // Query calls fn with each job of the vault that q picks, by hour of
 // finish then id, until fn returns an error (answered) or Limit is met.
+// Of a job stored in several versions (retried after it was stored), only
+// the latest is answered, and only when q picks it.
 func (v *Vault) Query(ctx context.Context, q QueryParams, fn func(*skiplock.JobRow) error) error {
 	if q.Limit < 0 {
 		return fmt.Errorf("limit: must not be negative, got %d", q.Limit)
 	}
-	parts, err := v.Parts(ctx, q.From, q.To)
+	v.mu.Lock()
+	m, err := v.settled(ctx)
+	v.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	latest, err := v.latest(ctx, m)
 	if err != nil {
 		return err
 	}
 	n := 0
-	for _, p := range parts {
+	for _, p := range m.sortedParts(q.From, q.To) {
 		err := readParquet(ctx, v.b, p.Jobs, func(r *jobRecord) error {
 			j, err := r.job()
 			if err != nil {
@@ -83,6 +97,9 @@ func (v *Vault) Query(ctx context.Context, q QueryParams, fn func(*skiplock.JobR
 			}
 			if j.FinishedAt == nil || !q.match(j) {
 				return nil
+			}
+			if at, ok := latest[j.ID]; ok && at != versionOf(j) {
+				return nil // an earlier version
 			}
 			if err := fn(j); err != nil {
 				return err

@@ -112,6 +112,10 @@ func (o *s3Object) abort() {
 	_ = os.Remove(o.Name())
 }
 
+// sweep has nothing to remove: an object appears only when its upload
+// completes, and an upload's local file is the process's own.
+func (s *s3Backend) sweep(context.Context) error { return nil }
+
 func notFound(err error) bool {
 	code := minio.ToErrorResponse(err).Code
 	return code == minio.NoSuchKey || code == "NotFound"

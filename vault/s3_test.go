@@ -49,10 +49,10 @@ func TestS3Vault(t *testing.T) {
 		jobs = append(jobs, &skiplock.JobRow{ID: int64(100 + i), Kind: "k", Queue: "q", State: skiplock.StateCompleted,
 			RunAt: base, CreatedAt: base, UpdatedAt: f, StartedAt: &base, FinishedAt: &f})
 	}
-	if err := v.Store(ctx, jobs); err != nil {
+	if _, err := v.Store(ctx, jobs); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Store(ctx, jobs[:10]); err != nil {
+	if _, err := v.Store(ctx, jobs[:10]); err != nil {
 		t.Fatal(err)
 	}
 	again, err := Open(ctx, loc)

@@ -37,13 +37,16 @@ var _ skiplock.Vault = (*Vault)(nil)
 // endpoint=HOST:PORT (default s3.amazonaws.com), region=… and insecure=1
 // (plain HTTP); S3 credentials come from AWS_ACCESS_KEY_ID,
 // AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN. A vault that a writer left
-// mid-store is settled here.
+// mid-store is settled here, and the temporary files it left removed.
 func Open(ctx context.Context, location string) (*Vault, error) {
 	b, err := openBackend(ctx, location)
 	if err != nil {
 		return nil, err
 	}
 	v := &Vault{b: b}
+	if err := b.sweep(ctx); err != nil {
+		return nil, fmt.Errorf("vault %s: %w", b, err)
+	}
 	if _, err := v.settled(ctx); err != nil {
 		return nil, err
 	}
@@ -125,17 +128,18 @@ func (v *Vault) settled(ctx context.Context) (*manifest, error) {
 
 // StoreResult is what one Put stored.
 type StoreResult struct {
-	// Stored counts the jobs written; Held those the vault had already.
+	// Stored counts the jobs written; Held those the vault had already,
+	// in the same version (a job finished again since is written again).
 	Stored, Held int
 	// Parts are the parts written, one per hour of finish.
 	Parts []*Part
 }
 
-// Store writes the finished jobs the vault does not hold yet; see
-// skiplock.Vault.
-func (v *Vault) Store(ctx context.Context, jobs []*skiplock.JobRow) error {
-	_, err := v.Put(ctx, jobs)
-	return err
+// Store writes the finished jobs the vault does not hold yet in their
+// version; see skiplock.Vault.
+func (v *Vault) Store(ctx context.Context, jobs []*skiplock.JobRow) (int, error) {
+	res, err := v.Put(ctx, jobs)
+	return res.Stored, err
 }
 
 // Put is Store, answering what it wrote. Every job must be finished
@@ -152,7 +156,11 @@ func (v *Vault) Put(ctx context.Context, jobs []*skiplock.JobRow) (StoreResult, 
 	if err != nil {
 		return StoreResult{}, err
 	}
-	groups, held := newByHour(m.heldIDs(), jobs)
+	stored, err := v.heldVersions(ctx, m, jobs)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	groups, held := newByHour(stored, jobs)
 	res := StoreResult{Held: held}
 	if len(groups) == 0 {
 		return res, nil
@@ -209,18 +217,38 @@ type hourGroup struct {
 	jobs []*skiplock.JobRow
 }
 
-// newByHour groups the jobs not in held (each id once) by the hour they
-// finished in, and counts those held.
-func newByHour(held idSet, jobs []*skiplock.JobRow) ([]hourGroup, int) {
+// heldVersions answers the versions the vault holds of the jobs whose ids
+// it holds: only those parts are read.
+func (v *Vault) heldVersions(ctx context.Context, m *manifest, jobs []*skiplock.JobRow) (map[version]bool, error) {
+	byID, err := v.versions(ctx, m, heldIn(m.heldIDs(), jobs))
+	if err != nil {
+		return nil, err
+	}
+	out := map[version]bool{}
+	for id, vs := range byID {
+		for _, at := range vs {
+			out[version{id, at}] = true
+		}
+	}
+	return out, nil
+}
+
+// version names one finish of a job (see versionOf).
+type version struct{ id, at int64 }
+
+// newByHour groups the jobs whose version is not in held (each version
+// once) by the hour they finished in, and counts those held.
+func newByHour(held map[version]bool, jobs []*skiplock.JobRow) ([]hourGroup, int) {
 	byHour := map[time.Time][]*skiplock.JobRow{}
-	seen := make(map[int64]bool, len(jobs))
+	seen := make(map[version]bool, len(jobs))
 	nHeld := 0
 	for _, j := range jobs {
-		if seen[j.ID] {
+		ver := version{j.ID, versionOf(j)}
+		if seen[ver] {
 			continue
 		}
-		seen[j.ID] = true
-		if held.has(j.ID) {
+		seen[ver] = true
+		if held[ver] {
 			nHeld++
 			continue
 		}

@@ -78,7 +78,7 @@ func TestStoreQueryRoundTrip(t *testing.T) {
 func TestStoreRefusesUnfinished(t *testing.T) {
 	v, dir := openDir(t)
 	now := time.Now()
-	err := v.Store(context.Background(), []*skiplock.JobRow{{ID: 1, State: skiplock.StateCompleted, FinishedAt: &now},
+	_, err := v.Store(context.Background(), []*skiplock.JobRow{{ID: 1, State: skiplock.StateCompleted, FinishedAt: &now},
 		{ID: 2, State: skiplock.StatePending}})
 	if err == nil {
 		t.Fatal("stored a pending job")
@@ -101,7 +101,7 @@ func TestQueryFilters(t *testing.T) {
 		jobs = append(jobs, &skiplock.JobRow{ID: int64(i + 1), Kind: []string{"a", "b"}[i%2], Queue: "q" + string(rune('0'+i%2)),
 			Tenant: []string{"", "acme"}[i%2], State: st, RunAt: base, CreatedAt: base, UpdatedAt: f, FinishedAt: &f})
 	}
-	if err := v.Store(ctx, jobs); err != nil {
+	if _, err := v.Store(ctx, jobs); err != nil {
 		t.Fatal(err)
 	}
 	parts, _ := v.Parts(ctx, time.Time{}, time.Time{})

@@ -175,8 +175,12 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 }
 
 // ArchiveDelete deletes archived jobs; see driver.RetentionStore.
-func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
-	rows, err := e.q.Query(ctx, retentionDelete.SQL, retentionDelete.Args(retentionDeleteArgs{ids, from, to, now})...)
+func (e executor) ArchiveDelete(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
+	ids, finished := make([]int64, len(jobs)), make([]time.Time, len(jobs))
+	for i, j := range jobs {
+		ids[i], finished[i] = j.ID, j.FinishedAt
+	}
+	rows, err := e.q.Query(ctx, retentionDelete.SQL, retentionDelete.Args(retentionDeleteArgs{ids, finished, from, to, now})...)
 	if err != nil {
 		return nil, fmt.Errorf("delete archived jobs: %w", err)
 	}
@@ -316,8 +320,9 @@ type expiredArgs struct {
 }
 
 type retentionDeleteArgs struct {
-	IDs  []int64   `sql:"ids"`
-	From time.Time `sql:"from"`
+	IDs      []int64     `sql:"ids"`
+	Finished []time.Time `sql:"finished"`
+	From     time.Time   `sql:"from"`
 	To   time.Time `sql:"to"`
 	Now  time.Time `sql:"now"`
 }

@@ -59,10 +59,12 @@ SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = ANY(@ids::bigint[]) ORDER 
 
 -- name: RetentionDelete
 -- Deletes the jobs among @ids finished in [@from, @to) that are not held at @now,
--- with their expired window keys and their dependency rows.
+-- each only in the version named (finished at the same place of @finished), with
+-- their expired window keys and their dependency rows.
 WITH gone AS (
     DELETE FROM skiplock_jobs_archive a
     WHERE a.id = ANY(@ids::bigint[]) AND a.finished_at >= @from AND a.finished_at < @to
+      AND (a.id, a.finished_at) IN (SELECT * FROM unnest(@ids::bigint[], @finished::timestamptz[]))
       AND NOT EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.parent_id = a.id)
       AND NOT EXISTS (SELECT 1 FROM skiplock_unique_keys u WHERE u.job_id = a.id AND u.expires_at > @now)
     RETURNING a.id

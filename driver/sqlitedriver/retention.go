@@ -111,11 +111,15 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 
 // ArchiveDelete deletes archived jobs in one short write transaction; see
 // driver.RetentionStore.
-func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
+func (e executor) ArchiveDelete(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
+	versions := make([][2]int64, len(jobs))
+	for i, j := range jobs {
+		versions[i] = [2]int64{j.ID, j.FinishedAt.UnixMicro()}
+	}
 	var gone []int64
 	err := e.inTx(ctx, func(tx executor) error {
 		var err error
-		gone, err = scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("ids", jsonText(ids)),
+		gone, err = scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("jobs", jsonText(versions)),
 			sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
 		if err != nil || len(gone) == 0 {
 			return err

@@ -45,9 +45,11 @@ LIMIT @limit;
 SELECT {{cols}} FROM skiplock_jobs_archive WHERE id IN (SELECT value FROM json_each(@ids)) ORDER BY id;
 
 -- name: RetentionDelete
--- Deletes the jobs among @ids finished in [@from, @to) that are not held at @now.
+-- Deletes the jobs named in @jobs ([id, finished_at] pairs) finished in [@from, @to)
+-- that are not held at @now, each only in the version named.
 DELETE FROM skiplock_jobs_archive AS a
-WHERE a.id IN (SELECT value FROM json_each(@ids)) AND a.finished_at >= @from AND a.finished_at < @to
+WHERE a.id IN (SELECT value ->> 0 FROM json_each(@jobs)) AND a.finished_at >= @from AND a.finished_at < @to
+  AND (a.id, a.finished_at) IN (SELECT value ->> 0, value ->> 1 FROM json_each(@jobs))
   AND NOT EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.parent_id = a.id)
   AND NOT EXISTS (SELECT 1 FROM skiplock_unique_keys u WHERE u.job_id = a.id AND u.expires_at > @now)
 RETURNING id;

@@ -54,12 +54,12 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 	return r, e.read(err)
 }
 
-func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
+func (e executor) ArchiveDelete(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
 	st, err := driver.As[driver.RetentionStore](e.Executor)
 	if err != nil {
 		return nil, err
 	}
-	r, err := st.ArchiveDelete(ctx, ids, from, to, now)
+	r, err := st.ArchiveDelete(ctx, jobs, from, to, now)
 	return r, e.write(err)
 }
 

@@ -32,7 +32,7 @@ const (
 // Vault stores finished jobs before the janitor deletes them (see
 // skiplock.Vault).
 type Vault interface {
-	Store(ctx context.Context, jobs []*driver.Job) error
+	Store(ctx context.Context, jobs []*driver.Job) (int, error)
 }
 
 // Janitor applies retention: it deletes finished jobs past their state's

@@ -3,6 +3,7 @@ package maintenance
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -53,7 +54,7 @@ func (d *deletion) drop(ctx context.Context, drop dropPlan) error {
 				return err
 			}
 			for start := 0; start < len(refs); start += d.j.BatchSize {
-				if err := d.store(ctx, refIDs(refs[start:min(start+d.j.BatchSize, len(refs))])); err != nil {
+				if _, err := d.store(ctx, refs[start:min(start+d.j.BatchSize, len(refs))]); err != nil {
 					return err
 				}
 			}
@@ -103,15 +104,18 @@ func (d *deletion) deleteDay(ctx context.Context, dp dayPlan) error {
 	}
 }
 
-// deleteBatch deletes one batch of jobs, after the vault stored them.
+// deleteBatch deletes one batch of jobs, after the vault stored them. A
+// job is deleted only in the version the run judged, and with a vault only
+// in the version the vault holds: one retried (and maybe finished again)
+// meanwhile stays.
 func (d *deletion) deleteBatch(ctx context.Context, dp dayPlan, batch []driver.ArchivedRef) error {
-	ids := refIDs(batch)
 	if d.j.Vault != nil {
-		if err := d.store(ctx, ids); err != nil {
+		var err error
+		if batch, err = d.store(ctx, batch); err != nil {
 			return err
 		}
 	}
-	gone, err := d.j.Store.ArchiveDelete(ctx, ids, dp.day, dp.day.Add(day), d.plan.now)
+	gone, err := d.j.Store.ArchiveDelete(ctx, batch, dp.day, dp.day.Add(day), d.plan.now)
 	if err != nil {
 		return err
 	}
@@ -127,21 +131,36 @@ func (d *deletion) deleteBatch(ctx context.Context, dp dayPlan, batch []driver.A
 	return ctx.Err()
 }
 
-// store hands jobs to the vault; the run stops at its first refusal, so
-// that nothing it did not accept is deleted.
-func (d *deletion) store(ctx context.Context, ids []int64) error {
-	jobs, err := d.j.Store.ArchiveJobs(ctx, ids)
+// store hands the jobs refs name to the vault, and answers the refs whose
+// version (finish time) the vault now holds: those read as they were
+// judged. The run stops at the vault's first refusal, so that nothing it
+// did not accept is deleted.
+func (d *deletion) store(ctx context.Context, refs []driver.ArchivedRef) ([]driver.ArchivedRef, error) {
+	jobs, err := d.j.Store.ArchiveJobs(ctx, refIDs(refs))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(jobs) == 0 {
-		return nil
+		return nil, nil
 	}
-	if err := d.j.Vault.Store(ctx, jobs); err != nil {
-		return fmt.Errorf("vault: %w (nothing it did not store was deleted)", err)
+	n, err := d.j.Vault.Store(ctx, jobs)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w (nothing it did not store was deleted)", err)
 	}
-	d.vaulted += int64(len(jobs))
-	return nil
+	d.vaulted += int64(n)
+	held := make(map[int64]time.Time, len(jobs))
+	for _, j := range jobs {
+		if j.FinishedAt != nil {
+			held[j.ID] = *j.FinishedAt
+		}
+	}
+	kept := refs[:0:0]
+	for _, r := range refs {
+		if at, ok := held[r.ID]; ok && at.Equal(r.FinishedAt) {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
 }
 
 func (d *deletion) progress() {

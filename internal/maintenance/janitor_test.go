@@ -148,16 +148,16 @@ type fakeVault struct {
 	failing bool
 }
 
-func (v *fakeVault) Store(ctx context.Context, jobs []*driver.Job) error {
+func (v *fakeVault) Store(ctx context.Context, jobs []*driver.Job) (int, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.failing {
-		return errors.New("bucket unreachable")
+		return 0, errors.New("bucket unreachable")
 	}
 	for _, j := range jobs {
 		v.ids = append(v.ids, j.ID)
 	}
-	return nil
+	return len(jobs), nil
 }
 
 // TestJanitorDeletesOnlyWhatTheVaultStored: with a vault that fails,
