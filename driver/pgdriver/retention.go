@@ -323,8 +323,8 @@ type retentionDeleteArgs struct {
 	IDs      []int64     `sql:"ids"`
 	Finished []time.Time `sql:"finished"`
 	From     time.Time   `sql:"from"`
-	To   time.Time `sql:"to"`
-	Now  time.Time `sql:"now"`
+	To       time.Time   `sql:"to"`
+	Now      time.Time   `sql:"now"`
 }
 
 type janitorRunArgs struct {
