@@ -9,6 +9,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 )
 
 func newMigrateCmd(g *globals) *cobra.Command {
@@ -87,7 +88,59 @@ func newMigrateCmd(g *globals) *cobra.Command {
 				return t.flush()
 			})
 		}}
-	cmd.AddCommand(addJSONFlag(up), addJSONFlag(down), addJSONFlag(status))
+	cmd.AddCommand(addJSONFlag(up), addJSONFlag(down), addJSONFlag(status), newFilterIndexesCmd(g))
+	return cmd
+}
+
+// newFilterIndexesCmd adds (or drops) the archive's optional listing-filter
+// indexes on PostgreSQL.
+func newFilterIndexesCmd(g *globals) *cobra.Command {
+	var drop bool
+	cmd := &cobra.Command{Use: "filter-indexes", Args: cobra.NoArgs,
+		Short: "Add the archive's indexes for listing by tag, metadata, error type, worker and created time (PostgreSQL)",
+		Long: `Add the archive's indexes for listing by tag, metadata, error type, worker and
+created time (PostgreSQL). Every completion pays an entry in each, so a new
+database has none; listings with these filters read the archive newest first
+until the page is full. The indexes are built partition by partition with
+CREATE INDEX CONCURRENTLY, so workers keep completing jobs meanwhile; run it
+again after an interruption and it goes on where it stopped. --drop removes
+them. On SQLite there is nothing to add: the worker and created filters have
+their indexes, and JSON text cannot be indexed.`,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := g.openExisting(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			pg, ok := db.Driver.(*pgdriver.Driver)
+			if !ok {
+				fmt.Fprintln(cmd.OutOrStdout(), "filter-indexes: nothing to do on SQLite (the worker and created filters have their indexes already)")
+				return nil
+			}
+			if drop {
+				if err := pg.DropFilterIndexes(cmd.Context()); err != nil {
+					return err
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), "filter-indexes: dropped")
+				return nil
+			}
+			n := 0
+			err = pg.AddFilterIndexes(cmd.Context(), func(index, partition string) {
+				n++
+				if isTTY(cmd.ErrOrStderr()) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "\r\033[Kbuilt %s on %s", index, partition)
+				}
+			})
+			if n > 0 && isTTY(cmd.ErrOrStderr()) {
+				fmt.Fprint(cmd.ErrOrStderr(), "\r\033[K")
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "filter-indexes: valid (%d partition indexes built)\n", n)
+			return nil
+		}}
+	cmd.Flags().BoolVar(&drop, "drop", false, "remove the indexes")
 	return cmd
 }
 

@@ -26,9 +26,13 @@ type progress struct {
 const progressTick = 100 * time.Millisecond
 
 func newProgress(w io.Writer, verb string, total int64) *progress {
+	return &progress{w: w, on: isTTY(w), verb: verb, total: total, start: time.Now()}
+}
+
+// isTTY answers whether w is a terminal.
+func isTTY(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	on := ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
-	return &progress{w: w, on: on, verb: verb, total: total, start: time.Now()}
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
 
 // update shows done jobs; fraction is how far along the total is (bytes

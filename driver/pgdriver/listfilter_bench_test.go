@@ -31,7 +31,11 @@ FROM generate_series(1, 1000000) i, LATERAL (SELECT now() - (1000000 - i) * inte
 	if err != nil {
 		b.Fatal(err)
 	}
-	// As autovacuum would: statistics, and the BRIN ranges summarised.
+	// With the filter indexes (skiplock migrate filter-indexes), then as
+	// autovacuum would: statistics, and the BRIN ranges summarised.
+	if err := d.AddFilterIndexes(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
 	if _, err := conn.Exec(ctx, `VACUUM ANALYZE skiplock_jobs_archive`); err != nil {
 		b.Fatal(err)
 	}
