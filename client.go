@@ -133,6 +133,9 @@ func (c *Client) Start(ctx context.Context) error {
 		c.servicesWG.Go(func() { c.running.pollStops(allCtx) })
 	}
 	c.servicesWG.Go(func() { c.elector().Run(allCtx) })
+	if len(c.config.Fairness) > 0 {
+		c.servicesWG.Go(func() { c.ensureFairIndex(allCtx) })
+	}
 	c.started = true
 	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))
 	return nil

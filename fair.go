@@ -1,6 +1,7 @@
 package skiplock
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -52,4 +53,18 @@ func (c Config) fairShare(queue string) *driver.FairShare {
 		}
 	}
 	return share
+}
+
+// ensureFairIndex makes the index that fair claims read (driver.FairIndexer)
+// in the background: on PostgreSQL a concurrent build waits out the
+// transactions open on the hot table, and Start must not. Until it is
+// there, fair claims are right, only slower behind a large backlog.
+func (c *Client) ensureFairIndex(ctx context.Context) {
+	fi, err := driver.As[driver.FairIndexer](c.driver)
+	if err != nil {
+		return
+	}
+	if err := fi.FairIndexEnsure(ctx); err != nil && ctx.Err() == nil {
+		c.log.Warn("fair claims go without the tenant claim index", "error", err)
+	}
 }

@@ -218,3 +218,53 @@ func TestFairnessConfigNamesTheBadField(t *testing.T) {
 		}
 	}
 }
+
+// TestFairIndexMadeOnlyWithFairness: no migration makes the tenant claim
+// index (every insert would pay an entry in it); a client without
+// Fairness does not make it, one with Fairness makes it as it starts.
+func TestFairIndexMadeOnlyWithFairness(t *testing.T) {
+	t.Parallel()
+	hasIndex := map[string]func(t *testing.T) bool{}
+	pg, url := pgtest.Schema(t)
+	conn := pgtest.Conn(t, url)
+	hasIndex["postgres"] = func(t *testing.T) bool {
+		var ok bool
+		if err := conn.QueryRow(t.Context(), `SELECT coalesce((SELECT indisvalid FROM pg_index
+			WHERE indexrelid = to_regclass('skiplock_jobs_claim_tenant')), false)`).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	lite := sqlitetest.New(t)
+	hasIndex["sqlite"] = func(t *testing.T) bool {
+		var n int
+		if err := lite.DB().QueryRowContext(t.Context(), `SELECT count(*) FROM sqlite_master
+			WHERE type = 'index' AND name = 'skiplock_jobs_claim_tenant'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	for name, drv := range map[string]driver.Driver{"postgres": pg, "sqlite": lite} {
+		t.Run(name, func(t *testing.T) {
+			start := func(fair map[string]skiplock.Fairness) {
+				t.Helper()
+				c, err := skiplock.NewClient(drv, &skiplock.Config{Fairness: fair})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := c.Start(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = c.Stop(context.Background()) })
+			}
+			start(nil)
+			if hasIndex[name](t) {
+				t.Fatal("the tenant claim index is there without any client with Fairness")
+			}
+			start(map[string]skiplock.Fairness{"default": {}})
+			testwait.Until(t, time.Minute, "the tenant claim index, made by a client with Fairness", func() bool {
+				return hasIndex[name](t)
+			})
+		})
+	}
+}

@@ -306,3 +306,14 @@ type FullDriver interface {
 	Driver
 	Full
 }
+
+// FairIndexer makes the index that fair claims (ClaimParams.Fair) read to
+// find each tenant's head. Only a queue shared fairly needs it and every
+// insert pays an entry in it, so no migration makes it: a client with
+// Fairness configured calls FairIndexEnsure as it starts. A fair claim is
+// right without it, only slower behind a large backlog.
+type FairIndexer interface {
+	// FairIndexEnsure makes the index when it is missing (or was left
+	// unfinished), without stopping inserts and claims meanwhile.
+	FairIndexEnsure(ctx context.Context) error
+}

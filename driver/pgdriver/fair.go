@@ -3,6 +3,7 @@ package pgdriver
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
@@ -45,4 +46,32 @@ type fairClaimArgs struct {
 	claimArgs
 	Tenants []string `sql:"tenants"`
 	Weights []int    `sql:"weights"`
+}
+
+// fairIndex is the tenant claim index that the fair claim's skip scan reads.
+const fairIndex = "skiplock_jobs_claim_tenant"
+
+// FairIndexEnsure makes the tenant claim index with CREATE INDEX
+// CONCURRENTLY, after dropping one an interrupted build left invalid; see
+// driver.FairIndexer. On a connection of its own: a concurrent build cannot
+// run in a transaction.
+func (e executor) FairIndexEnsure(ctx context.Context) error {
+	var valid *bool
+	if err := e.q.QueryRow(ctx, `SELECT (SELECT indisvalid FROM pg_index WHERE indexrelid = to_regclass($1))`,
+		fairIndex).Scan(&valid); err != nil {
+		return fmt.Errorf("tenant claim index: %w", err)
+	}
+	if valid != nil && *valid {
+		return nil
+	}
+	if valid != nil {
+		if _, err := e.q.Exec(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+fairIndex); err != nil {
+			return fmt.Errorf("tenant claim index: drop the unfinished one: %w", err)
+		}
+	}
+	if _, err := e.q.Exec(ctx, "CREATE INDEX CONCURRENTLY IF NOT EXISTS "+fairIndex+
+		" ON skiplock_jobs (queue, tenant, (10 - priority), run_at, id) WHERE state = 'pending'"); err != nil {
+		return fmt.Errorf("tenant claim index: %w", err)
+	}
+	return nil
 }

@@ -48,8 +48,14 @@ func prepared(t *testing.T, name string, params map[string][2]string) (types, ar
 func plans(t *testing.T, name, settings string, running int, params map[string][2]string) map[string]string {
 	t.Helper()
 	types, args := prepared(t, name, params)
-	_, url := pgtest.Schema(t)
+	d, url := pgtest.Schema(t)
 	ctx := t.Context()
+	if name == "JobClaimFair" {
+		// As a client with Fairness makes it when it starts.
+		if err := d.FairIndexEnsure(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	conn := pgtest.Conn(t, url)
 	exec := func(stmts ...string) {
 		t.Helper()

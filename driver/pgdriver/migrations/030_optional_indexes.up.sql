@@ -9,3 +9,8 @@ DROP INDEX IF EXISTS skiplock_jobs_archive_metadata;
 DROP INDEX IF EXISTS skiplock_jobs_archive_errors;
 DROP INDEX IF EXISTS skiplock_jobs_archive_worker;
 DROP INDEX IF EXISTS skiplock_jobs_archive_created;
+
+-- The tenant claim index serves fair claims only (Config.Fairness), and
+-- every insert paid an entry in it: a client configured with fairness
+-- makes it when it starts (driver.FairIndexer), concurrently.
+DROP INDEX IF EXISTS skiplock_jobs_claim_tenant;
