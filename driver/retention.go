@@ -68,6 +68,15 @@ type ExpiredParams struct {
 	Limit int
 }
 
+// RangeParams picks archived jobs finished in [From, To), a zero bound
+// open, a page at a time.
+type RangeParams struct {
+	From, To time.Time
+	// After is the last job of the previous page (nil for the first).
+	After *ArchivedRef
+	Limit int
+}
+
 // Outcomes of a JanitorRun.
 const (
 	JanitorOK      = "ok"
@@ -117,6 +126,10 @@ type RetentionStore interface {
 	ArchiveExpired(ctx context.Context, p ExpiredParams) ([]ArchivedRef, error)
 	// ArchiveJobs answers the archived jobs among ids, by id.
 	ArchiveJobs(ctx context.Context, ids []int64) ([]*Job, error)
+	// ArchiveRange answers up to p.Limit archived jobs finished in
+	// [p.From, p.To), in the driver's scan order from p.After: a page of an
+	// export, one short statement each.
+	ArchiveRange(ctx context.Context, p RangeParams) ([]*Job, error)
 	// ArchiveDelete deletes the archived jobs among jobs that are not held
 	// at now, each only while it is the version named (the same ID and
 	// FinishedAt: a job retried and finished again since is another

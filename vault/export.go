@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
 )
 
 // DefaultExportBatch is how many jobs Export gathers before it stores them:
@@ -28,19 +29,20 @@ type ExportProgress struct {
 	// Scanned counts the finished jobs read; Stored those written to the
 	// vault; Held those it had already.
 	Scanned, Stored, Held int
-	// Done is the share of the database's id range read, 0 to 1.
+	// Done is about the share of the range read, 0 to 1, by the finish
+	// time of the last job read.
 	Done float64
 }
 
-// exportPage is how many jobs Export reads from the database at a time.
+// exportPage is how many jobs Export reads from the database at a time,
+// each page one short statement (a long one would hold back vacuum).
 const exportPage = skiplock.MaxJobListLimit
 
-var finishedStates = []skiplock.JobState{skiplock.StateCompleted, skiplock.StateFailed, skiplock.StateCancelled}
-
-// Export copies the finished jobs of c's database (live and archived)
-// that finished in [From, To) to the vault, skipping those it holds: run
-// again after an interruption, it stores only what is missing. It reads
-// the jobs through c.JobList, newest id first.
+// Export copies the finished jobs of c's database that finished in
+// [From, To) to the vault, skipping the versions it holds: run again after
+// an interruption, it stores only what is missing. It reads the archive a
+// page at a time in the database's own order (driver.RetentionStore's
+// ArchiveRange), so that its memory is bounded by Batch whatever the range.
 func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (ExportProgress, error) {
 	if p.Batch < 0 {
 		return ExportProgress{}, fmt.Errorf("batch: must not be negative, got %d", p.Batch)
@@ -52,11 +54,14 @@ func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (
 		return ExportProgress{}, fmt.Errorf("to: must be after from (%s), got %s",
 			p.From.UTC().Format(time.RFC3339), p.To.UTC().Format(time.RFC3339))
 	}
+	store, err := driver.As[driver.RetentionStore](c.Driver())
+	if err != nil {
+		return ExportProgress{}, err
+	}
 	var (
-		st      ExportProgress
-		batch   []*skiplock.JobRow
-		cursor  int64
-		firstID int64
+		st    ExportProgress
+		batch []*skiplock.JobRow
+		share = rangeShare(p.From, p.To, time.Now())
 	)
 	flush := func() error {
 		res, err := v.Put(ctx, batch)
@@ -68,21 +73,19 @@ func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (
 		batch = batch[:0]
 		return nil
 	}
-	q := QueryParams{From: p.From, To: p.To}
-	for {
-		page, err := c.JobList(ctx, skiplock.JobListParams{States: finishedStates, BeforeID: cursor, Limit: exportPage})
-		if err != nil {
-			return st, fmt.Errorf("read finished jobs: %w", err)
+	// The next page is read while this one is written: the database and
+	// the Parquet encoder work at once.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := readPages(ctx, store, driver.RangeParams{From: p.From, To: p.To, Limit: exportPage})
+	for pg := range pages {
+		if pg.err != nil {
+			return st, fmt.Errorf("read finished jobs: %w", pg.err)
 		}
-		if len(page) == 0 {
-			break
-		}
-		if firstID == 0 {
-			firstID = page[0].ID
-		}
+		page := pg.jobs
 		for _, j := range page {
 			st.Scanned++
-			if j.FinishedAt == nil || !q.match(j) {
+			if j.FinishedAt == nil {
 				continue
 			}
 			if batch = append(batch, j); len(batch) >= p.Batch {
@@ -91,13 +94,11 @@ func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (
 				}
 			}
 		}
-		cursor = page[len(page)-1].ID
-		st.Done = float64(firstID-cursor+1) / float64(firstID)
+		if len(page) > 0 {
+			st.Done = max(st.Done, share(*page[len(page)-1].FinishedAt))
+		}
 		if p.Progress != nil {
 			p.Progress(st)
-		}
-		if len(page) < exportPage {
-			break
 		}
 	}
 	if len(batch) > 0 {
@@ -107,4 +108,52 @@ func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (
 	}
 	st.Done = 1
 	return st, nil
+}
+
+// page is one read of readPages.
+type page struct {
+	jobs []*skiplock.JobRow
+	err  error
+}
+
+// readPages reads q's pages one ahead of their reader, until a short page,
+// an error (the last page sent) or ctx's end.
+func readPages(ctx context.Context, store driver.RetentionStore, q driver.RangeParams) <-chan page {
+	out := make(chan page, 1)
+	go func() {
+		defer close(out)
+		for {
+			jobs, err := store.ArchiveRange(ctx, q)
+			select {
+			case out <- page{jobs, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(jobs) < q.Limit {
+				return
+			}
+			last := jobs[len(jobs)-1]
+			q.After = &driver.ArchivedRef{ID: last.ID, FinishedAt: *last.FinishedAt}
+		}
+	}()
+	return out
+}
+
+// rangeShare answers how far into [from, to) a finish time is, 0 to 1,
+// for progress: the first finish time seen stands for an open from, now
+// for an open to.
+func rangeShare(from, to, now time.Time) func(time.Time) float64 {
+	if to.IsZero() {
+		to = now
+	}
+	return func(at time.Time) float64 {
+		if from.IsZero() {
+			from = at
+		}
+		span := to.Sub(from)
+		if span <= 0 {
+			return 0
+		}
+		return min(max(float64(at.Sub(from))/float64(span), 0), 1)
+	}
 }

@@ -174,6 +174,27 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 	return jobs, nil
 }
 
+// ArchiveRange answers a page of archived jobs by id; see
+// driver.RetentionStore.
+func (e executor) ArchiveRange(ctx context.Context, p driver.RangeParams) ([]*driver.Job, error) {
+	from, to := p.From, p.To
+	if from.IsZero() {
+		from = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if to.IsZero() {
+		to = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+	}
+	var after int64
+	if p.After != nil {
+		after = p.After.ID
+	}
+	jobs, err := scanJobs(e.q.Query(ctx, archiveRange.SQL, archiveRange.Args(rangeArgs{from, to, after, p.Limit})...))
+	if err != nil {
+		return nil, fmt.Errorf("archive range: %w", err)
+	}
+	return jobs, nil
+}
+
 // ArchiveDelete deletes archived jobs; see driver.RetentionStore.
 func (e executor) ArchiveDelete(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
 	ids, finished := make([]int64, len(jobs)), make([]time.Time, len(jobs))
@@ -288,6 +309,7 @@ var (
 	archiveCountBefore = bind[countBeforeArgs]("ArchiveCountBefore")
 	archiveExpired     = bind[expiredArgs]("ArchiveExpired")
 	archiveJobs        = bind[idsArg]("ArchiveJobs")
+	archiveRange       = bind[rangeArgs]("ArchiveRange")
 	retentionDelete    = bind[retentionDeleteArgs]("RetentionDelete")
 	janitorRunSave     = bind[janitorRunArgs]("JanitorRunSave")
 	janitorRunTrim     = bind[keepArg]("JanitorRunTrim")
@@ -317,6 +339,13 @@ type expiredArgs struct {
 	Now    time.Time `sql:"now"`
 	After  int64     `sql:"after"`
 	Limit  int       `sql:"limit"`
+}
+
+type rangeArgs struct {
+	From  time.Time `sql:"from"`
+	To    time.Time `sql:"to"`
+	After int64     `sql:"after"`
+	Limit int       `sql:"limit"`
 }
 
 type retentionDeleteArgs struct {

@@ -57,6 +57,14 @@ LIMIT @limit;
 -- name: ArchiveJobs
 SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = ANY(@ids::bigint[]) ORDER BY id;
 
+-- name: ArchiveRange
+-- A page of archived jobs finished in [@from, @to) by id: the partitions the range
+-- spans, each read along its id index, merged.
+SELECT {{cols}} FROM skiplock_jobs_archive
+WHERE finished_at >= @from AND finished_at < @to AND id > @after
+ORDER BY id
+LIMIT @limit;
+
 -- name: RetentionDelete
 -- Deletes the jobs among @ids finished in [@from, @to) that are not held at @now,
 -- each only in the version named (finished at the same place of @finished), with

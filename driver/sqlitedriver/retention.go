@@ -109,6 +109,28 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 	return jobs, nil
 }
 
+// ArchiveRange answers a page of archived jobs along the finished_at
+// index, on the reader pool; see driver.RetentionStore.
+func (e executor) ArchiveRange(ctx context.Context, p driver.RangeParams) ([]*driver.Job, error) {
+	from, to := int64(math.MinInt64), int64(math.MaxInt64)
+	if !p.From.IsZero() {
+		from = p.From.UnixMicro()
+	}
+	if !p.To.IsZero() {
+		to = p.To.UnixMicro()
+	}
+	afterFinished, afterID := int64(math.MinInt64), int64(0)
+	if p.After != nil {
+		afterFinished, afterID = p.After.FinishedAt.UnixMicro(), p.After.ID
+	}
+	jobs, err := scanJobs(e.rquery(ctx, "ArchiveRange", sql.Named("from", from), sql.Named("to", to),
+		sql.Named("after_finished", afterFinished), sql.Named("after_id", afterID), sql.Named("limit", p.Limit)))
+	if err != nil {
+		return nil, fmt.Errorf("archive range: %w", err)
+	}
+	return jobs, nil
+}
+
 // ArchiveDelete deletes archived jobs in one short write transaction; see
 // driver.RetentionStore.
 func (e executor) ArchiveDelete(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {

@@ -44,6 +44,14 @@ LIMIT @limit;
 -- name: ArchiveJobs
 SELECT {{cols}} FROM skiplock_jobs_archive WHERE id IN (SELECT value FROM json_each(@ids)) ORDER BY id;
 
+-- name: ArchiveRange
+-- A page of archived jobs finished in [@from, @to), in (finished_at, id) order
+-- along the finished_at index.
+SELECT {{cols}} FROM skiplock_jobs_archive
+WHERE finished_at >= @from AND finished_at < @to AND (finished_at, id) > (@after_finished, @after_id)
+ORDER BY finished_at, id
+LIMIT @limit;
+
 -- name: RetentionDelete
 -- Deletes the jobs named in @jobs ([id, finished_at] pairs) finished in [@from, @to)
 -- that are not held at @now, each only in the version named.

@@ -54,6 +54,15 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 	return r, e.read(err)
 }
 
+func (e executor) ArchiveRange(ctx context.Context, p driver.RangeParams) ([]*driver.Job, error) {
+	st, err := driver.As[driver.RetentionStore](e.Executor)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.ArchiveRange(ctx, p)
+	return r, e.read(err)
+}
+
 func (e executor) ArchiveDelete(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
 	st, err := driver.As[driver.RetentionStore](e.Executor)
 	if err != nil {
