@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -106,6 +108,9 @@ func (c *Client) Start(ctx context.Context) error {
 		return fmt.Errorf("skiplock: start: %w", err)
 	}
 	c.settlePolicies() // by the contracts in force: leases, timeouts, backoffs
+	if err := c.heartbeatWithinLeases(); err != nil {
+		return fmt.Errorf("skiplock: start: %w", err)
+	}
 	if err := c.startRescue(ctx); err != nil {
 		return err
 	}
@@ -357,6 +362,19 @@ func (c *Client) stopNotified(id int64) {
 	if err := c.running.stopRequests(ctx, []int64{id}); err != nil {
 		c.log.Warn("look up a stop request; the next heartbeat sees it", "job_id", id, "error", err)
 	}
+}
+
+// heartbeatWithinLeases refuses a HeartbeatInterval that is not shorter
+// than the lease a contract gives a kind this client works (NewClient
+// checked Lease and the workers' own).
+func (c *Client) heartbeatWithinLeases() error {
+	for _, kind := range slices.Sorted(maps.Keys(c.policies)) {
+		what := fmt.Sprintf("the lease of kind %q", kind)
+		if err := c.config.heartbeatWithin(what, c.policies[kind].lease); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // settlePolicies settles each worker's kind's policy by the contracts in
