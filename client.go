@@ -96,8 +96,12 @@ func (c *Client) ID() string { return c.config.ID }
 // leases once before the first claim. A client without queues runs only the
 // maintenance, as a server for external workers does. A database that
 // refuses writes (ErrReadOnly, ErrDiskFull) does not stop the start: the
-// rescuer tries again. The client works until Stop; ctx only bounds the
-// start-up.
+// rescuer tries again. When Start returns the client listens for wake-ups
+// (LISTEN on PostgreSQL), so that a job inserted after it starts without
+// waiting for a poll; a listener that cannot listen yet does not fail
+// Start: it is logged, and the client polls (FetchPollInterval) until the
+// listener, trying again, is in place. The client works until Stop; ctx
+// only bounds the start-up.
 func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -127,7 +131,9 @@ func (c *Client) Start(ctx context.Context) error {
 		c.producersWG.Go(func() { p.run(fetchCtx) })
 	}
 	c.producers.Store(&producers)
-	c.releaseListener = c.listener.hold()
+	// After the producers: the listener's first wake-up reaches them all.
+	release, listening := c.listener.hold()
+	c.releaseListener = release
 	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
 	if len(producers) > 0 {
 		// Cancel and pause requests from other processes: SQLite's
@@ -139,8 +145,22 @@ func (c *Client) Start(ctx context.Context) error {
 	}
 	c.servicesWG.Go(func() { c.elector().Run(allCtx) })
 	c.started = true
+	c.awaitListener(ctx, listening)
 	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))
 	return nil
+}
+
+// awaitListener waits until the wake-up listener listens, so that a job
+// inserted once Start has returned wakes a worker at once rather than at
+// its next poll. A listener that cannot listen (its first attempt failed,
+// or ctx ended first) does not fail Start: it keeps trying, and the
+// producers poll every FetchPollInterval until it listens.
+func (c *Client) awaitListener(ctx context.Context, listening <-chan struct{}) {
+	select {
+	case <-listening:
+	case <-ctx.Done():
+		c.log.Warn("start: not listening for wake-ups yet; polling until the listener is in place", "error", ctx.Err())
+	}
 }
 
 // Stop stops claiming, lets running jobs finish until ctx ends, then

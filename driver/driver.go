@@ -189,7 +189,8 @@ type Notifier interface {
 	// Listen delivers notifications until ctx ends; onInsert gets a queue
 	// name, onCancel a job id. Once it listens it calls onInsert with ""
 	// (every queue): jobs inserted before, or while a failed connection was
-	// down, sent wake-ups nobody heard. It returns when ctx ends or the
-	// connection fails (the caller listens again).
+	// down, sent wake-ups nobody heard; Client.Start waits for that call.
+	// It returns when ctx ends or the connection fails (the caller listens
+	// again).
 	Listen(ctx context.Context, onInsert func(queue string), onCancel func(id int64)) error
 }
