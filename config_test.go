@@ -21,7 +21,9 @@ func TestConfigRefusesWhatCannotWork(t *testing.T) {
 		skiplock.MustAddWorker(ws, skiplock.WorkFunc[sleepArgs](nil), opts)
 		return ws
 	}
-	queue := func(n int) map[string]skiplock.QueueConfig { return map[string]skiplock.QueueConfig{"q": {MaxWorkers: n}} }
+	queue := func(n int) map[string]skiplock.QueueConfig {
+		return map[string]skiplock.QueueConfig{"q": {MaxWorkers: n}}
+	}
 	for _, c := range []struct {
 		name string
 		cfg  skiplock.Config
