@@ -293,8 +293,10 @@ func (c *Client) elector() *maintenance.Elector {
 			})
 			if driver.Supports[driver.ArchiveStore](c.driver) {
 				leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
-				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 				leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
+			}
+			if driver.Supports[driver.HotTableStore](c.driver) {
+				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 			}
 			if flow, err := driver.As[driver.FlowStore](c.driver); err == nil {
 				leading.Go(func() { (&maintenance.FlowSweeper{Store: flow, Logger: c.log}).Run(ctx) })

@@ -158,27 +158,8 @@ type PeriodicStore interface {
 	PeriodicAdvance(ctx context.Context, name string, tick time.Time) error
 }
 
-// ArchiveStore manages the archive of finished jobs, and the hot table.
+// ArchiveStore manages the archive of finished jobs.
 type ArchiveStore interface {
-	// HotTableVacuum vacuums the hot table when it holds more than
-	// deadRows dead rows, and answers whether it did (PostgreSQL; a no-op
-	// elsewhere). Autovacuum wakes once a minute, too seldom for a table
-	// that turns over thousands of rows a second.
-	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
-	// HotTableRebuild copies the hot table's live jobs into a new table and
-	// drops the old one when the table has grown to many times what its
-	// live jobs need (PostgreSQL; a no-op elsewhere). Vacuum cannot shrink
-	// a table, nor remove rows that a snapshot held open elsewhere can
-	// still see; dropping the table's files can.
-	HotTableRebuild(ctx context.Context, limits RebuildLimits) (Rebuild, error)
-	// HotTableSpill keeps new jobs out of a hot table that a transaction
-	// open elsewhere keeps from being rebuilt, in spill tables that can be
-	// emptied whatever that transaction holds (PostgreSQL; a no-op
-	// elsewhere). With open it starts spilling; while spill tables exist it
-	// moves on from one that has grown, empties those that have drained,
-	// and once the holder has ended takes their jobs back into the hot
-	// table and drops them. No rebuild happens while spill tables exist.
-	HotTableSpill(ctx context.Context, open bool, limits SpillLimits) (Spill, error)
 	// ArchivePrepare readies the archive to take jobs finished up to
 	// `until` (daily partitions on PostgreSQL).
 	ArchivePrepare(ctx context.Context, until time.Time) error
@@ -186,6 +167,29 @@ type ArchiveStore interface {
 	// `before` and whose job is not live (finished, or never inserted), and
 	// answers how many it deleted. A live job's key stays.
 	UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// HotTableStore keeps the hot table small under churn (PostgreSQL). A
+// driver implements it, never an executor of a transaction: the upkeep
+// runs on the driver's pool, with what it remembers between runs.
+type HotTableStore interface {
+	// HotTableVacuum vacuums the hot table when it holds more than
+	// deadRows dead rows, and answers whether it did. Autovacuum wakes once a minute, too seldom for a table
+	// that turns over thousands of rows a second.
+	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
+	// HotTableRebuild copies the hot table's live jobs into a new table and
+	// drops the old one when the table has grown to many times what its
+	// live jobs need. Vacuum cannot shrink
+	// a table, nor remove rows that a snapshot held open elsewhere can
+	// still see; dropping the table's files can.
+	HotTableRebuild(ctx context.Context, limits RebuildLimits) (Rebuild, error)
+	// HotTableSpill keeps new jobs out of a hot table that a transaction
+	// open elsewhere keeps from being rebuilt, in spill tables that can be
+	// emptied whatever that transaction holds. With open it starts spilling; while spill tables exist it
+	// moves on from one that has grown, empties those that have drained,
+	// and once the holder has ended takes their jobs back into the hot
+	// table and drops them. No rebuild happens while spill tables exist.
+	HotTableSpill(ctx context.Context, open bool, limits SpillLimits) (Spill, error)
 }
 
 // RebuildLimits say when the hot table is rebuilt.

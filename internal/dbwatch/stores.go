@@ -112,7 +112,7 @@ func (e executor) PeriodicAdvance(ctx context.Context, name string, tick time.Ti
 }
 
 func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
-	st, err := driver.As[driver.ArchiveStore](e.Executor)
+	st, err := driver.As[driver.HotTableStore](e.Executor)
 	if err != nil {
 		return false, err
 	}
@@ -121,7 +121,7 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 }
 
 func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
-	st, err := driver.As[driver.ArchiveStore](e.Executor)
+	st, err := driver.As[driver.HotTableStore](e.Executor)
 	if err != nil {
 		return driver.Rebuild{}, err
 	}
@@ -130,7 +130,7 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 }
 
 func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
-	st, err := driver.As[driver.ArchiveStore](e.Executor)
+	st, err := driver.As[driver.HotTableStore](e.Executor)
 	if err != nil {
 		return driver.Spill{}, err
 	}
