@@ -53,6 +53,7 @@ func unsupported[T any]() error {
 // AdminStore holds an operator's actions on single jobs and on queues.
 type AdminStore interface {
 	// JobList answers jobs, live or archived, newest first.
+	//skiplock:read
 	JobList(ctx context.Context, p ListParams) ([]*Job, error)
 	// JobCancel cancels a live job: at once unless running; a running job
 	// gets cancel_requested and ends cancelled when its worker stops.
@@ -68,23 +69,28 @@ type AdminStore interface {
 	QueueResume(ctx context.Context, name string) error
 	// QueueExists answers whether a queue has settings (it was paused or
 	// resumed) or any job, live or archived.
+	//skiplock:read
 	QueueExists(ctx context.Context, name string) (bool, error)
 }
 
 // StatsStore answers what the dashboard, metrics and event feed read.
 type StatsStore interface {
 	// JobStats counts jobs by state and kind, and jobs finished recently.
+	//skiplock:read
 	JobStats(ctx context.Context) (*Stats, error)
 	// QueueList answers every queue that has settings or jobs, by name;
 	// Counts include archived jobs when withArchive.
+	//skiplock:read
 	QueueList(ctx context.Context, withArchive bool) ([]QueueInfo, error)
 	// JobChangedSince answers jobs, live or archived, updated after since,
 	// oldest change first (the event feed; the hot table is small).
+	//skiplock:read
 	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)
 	// JobActivity counts the jobs finished at or after since, by state and
 	// by bucket of the given width (bucket 0 starts at since), and the
 	// workers holding running jobs. It reads only recent archive rows and
 	// the running jobs, so it stays fast however large the archive grows.
+	//skiplock:read
 	JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*Activity, error)
 }
 
@@ -141,6 +147,7 @@ type Schedule struct {
 type ScheduleStore interface {
 	ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, error)
 	ScheduleDelete(ctx context.Context, tenant, key string) error
+	//skiplock:read
 	ScheduleList(ctx context.Context, tenant *string) ([]*Schedule, error)
 	// ScheduleDue answers due schedules, locked until the executor's
 	// transaction ends, so that one enqueuer takes each.
@@ -152,6 +159,7 @@ type ScheduleStore interface {
 // enqueued for, so that a restarted leader knows which ticks it missed.
 type PeriodicStore interface {
 	// PeriodicLastTicks answers the last recorded tick of every periodic job.
+	//skiplock:read
 	PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error)
 	// PeriodicAdvance records tick as name's last one unless a later one is
 	// recorded already (two leaders in a split brain never move it back).
@@ -281,9 +289,12 @@ type Token struct {
 type TokenStore interface {
 	TokenCreate(ctx context.Context, t *Token) (*Token, error)
 	// TokenByHash answers ErrNotFound for an unknown hash.
+	//skiplock:read
 	TokenByHash(ctx context.Context, hash string) (*Token, error)
+	//skiplock:read
 	TokenList(ctx context.Context) ([]*Token, error)
 	TokenDelete(ctx context.Context, id int64) error
+	//skiplock:read
 	TokenCount(ctx context.Context) (int, error)
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/internal/dbwatch"
 	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
 // TestWatchedTransactionHasNoHotTableUpkeep: the watch forwards every
@@ -31,5 +32,29 @@ func TestWatchedTransactionHasNoHotTableUpkeep(t *testing.T) {
 	}
 	if _, err := d.HotTableSpill(t.Context(), false, driver.SpillLimits{}); err != nil {
 		t.Fatalf("HotTableSpill on the driver: %v", err)
+	}
+}
+
+// TestReadsAreNotCountedAsWrites: a statement marked //skiplock:read is
+// classified but its success is no write; a write's success is.
+func TestReadsAreNotCountedAsWrites(t *testing.T) {
+	t.Parallel()
+	tr := dbwatch.NewTracker()
+	d := dbwatch.Wrap(sqlitetest.New(t), tr)
+	ctx := t.Context()
+	if _, err := d.JobStats(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.JobList(ctx, driver.ListParams{Limit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if st := tr.Status(); !st.At.IsZero() {
+		t.Fatalf("reads were counted as writes: %+v", st)
+	}
+	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "q", MaxRetries: 1, Payload: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if st := tr.Status(); st.At.IsZero() || st.Err != nil {
+		t.Fatalf("a write's success was not counted: %+v", st)
 	}
 }
