@@ -107,6 +107,37 @@ type executor struct {
 func (e executor) read(err error) error  { return e.w.classify(err) }
 func (e executor) write(err error) error { return e.w.write(e.tx, err) }
 
+// call0, call1 and call2 run a statement of the optional store S on the
+// watched executor and pass its error through outcome (read or write).
+func call0[S any](e executor, outcome func(error) error, run func(S) error) error {
+	st, err := driver.As[S](e.Executor)
+	if err != nil {
+		return err
+	}
+	return outcome(run(st))
+}
+
+func call1[S, R any](e executor, outcome func(error) error, run func(S) (R, error)) (R, error) {
+	st, err := driver.As[S](e.Executor)
+	if err != nil {
+		var zero R
+		return zero, err
+	}
+	r, err := run(st)
+	return r, outcome(err)
+}
+
+func call2[S, R1, R2 any](e executor, outcome func(error) error, run func(S) (R1, R2, error)) (R1, R2, error) {
+	st, err := driver.As[S](e.Executor)
+	if err != nil {
+		var zero1 R1
+		var zero2 R2
+		return zero1, zero2, err
+	}
+	r1, r2, err := run(st)
+	return r1, r2, outcome(err)
+}
+
 // UnwrapExecutor is the watched executor: driver.As looks through the
 // watch, which has every optional store, to the ones the driver has.
 func (e executor) UnwrapExecutor() driver.Executor { return e.Executor }

@@ -9,589 +9,329 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-func (e executor) JobCancel(ctx context.Context, id int64) (r0 *driver.Job, err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobCancel(ctx, id)
-	return r0, e.write(err)
+func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) {
+	return call1(e, e.write, func(st driver.AdminStore) (*driver.Job, error) { return st.JobCancel(ctx, id) })
 }
 
-func (e executor) JobList(ctx context.Context, p driver.ListParams) (r0 []*driver.Job, err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobList(ctx, p)
+func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
+	return call1(e, e.read, func(st driver.AdminStore) ([]*driver.Job, error) { return st.JobList(ctx, p) })
+}
+
+func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
+	return call1(e, e.write, func(st driver.AdminStore) (*driver.Job, error) { return st.JobPause(ctx, id) })
+}
+
+func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
+	return call1(e, e.write, func(st driver.AdminStore) (*driver.Job, error) { return st.JobResume(ctx, id) })
+}
+
+func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
+	return call1(e, e.write, func(st driver.AdminStore) (*driver.Job, error) { return st.JobRetry(ctx, id) })
+}
+
+func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
+	return call1(e, e.read, func(st driver.AdminStore) (bool, error) { return st.QueueExists(ctx, name) })
+}
+
+func (e executor) QueuePause(ctx context.Context, name string) error {
+	return call0(e, e.write, func(st driver.AdminStore) error { return st.QueuePause(ctx, name) })
+}
+
+func (e executor) QueueResume(ctx context.Context, name string) error {
+	return call0(e, e.write, func(st driver.AdminStore) error { return st.QueueResume(ctx, name) })
+}
+
+func (e executor) ArchivePrepare(ctx context.Context, until time.Time) error {
+	return call0(e, e.write, func(st driver.ArchiveStore) error { return st.ArchivePrepare(ctx, until) })
+}
+
+func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
+	return call1(e, e.write, func(st driver.ArchiveStore) (int, error) { return st.UniqueKeyPrune(ctx, before, limit) })
+}
+
+func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
+	return call1(e, e.write, func(st driver.BulkStore) ([]int64, error) { return st.JobDeleteArchived(ctx, ids) })
+}
+
+func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64, error) {
+	return call1(e, e.read, func(st driver.BulkStore) ([]int64, error) { return st.JobSelect(ctx, p) })
+}
+
+func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+	return call2(e, e.write, func(st driver.CompleteClaimStore) ([]int64, []*driver.Job, error) {
+		return st.JobCompleteClaim(ctx, done, p)
+	})
+}
+
+func (e executor) ContractsCurrent(ctx context.Context) (*driver.StoredContracts, error) {
+	return call1(e, e.read, func(st driver.ContractStore) (*driver.StoredContracts, error) { return st.ContractsCurrent(ctx) })
+}
+
+func (e executor) ContractsPut(ctx context.Context, c *driver.StoredContracts) (*driver.StoredContracts, error) {
+	return call1(e, e.write, func(st driver.ContractStore) (*driver.StoredContracts, error) { return st.ContractsPut(ctx, c) })
+}
+
+func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState, error) {
+	r0, err := e.Executor.ArchivedState(ctx, id)
 	return r0, e.read(err)
 }
 
-func (e executor) JobPause(ctx context.Context, id int64) (r0 *driver.Job, err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobPause(ctx, id)
+func (e executor) CancelDependent(ctx context.Context, child int64, reason string) (bool, error) {
+	r0, err := e.Executor.CancelDependent(ctx, child, reason)
 	return r0, e.write(err)
 }
 
-func (e executor) JobResume(ctx context.Context, id int64) (r0 *driver.Job, err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobResume(ctx, id)
+func (e executor) DepDelete(ctx context.Context, child int64, parent int64) error {
+	return e.write(e.Executor.DepDelete(ctx, child, parent))
+}
+
+func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.DepLink, error) {
+	r0, err := e.Executor.DepsOfParents(ctx, parents)
 	return r0, e.write(err)
 }
 
-func (e executor) JobRetry(ctx context.Context, id int64) (r0 *driver.Job, err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobRetry(ctx, id)
+func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
+	r0, err := e.Executor.ReleaseWaiting(ctx)
 	return r0, e.write(err)
 }
 
-func (e executor) QueueExists(ctx context.Context, name string) (r0 bool, err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.QueueExists(ctx, name)
+func (e executor) JobFail(ctx context.Context, p driver.FailHeldParams) (*driver.Job, error) {
+	return call1(e, e.write, func(st driver.FailStore) (*driver.Job, error) { return st.JobFail(ctx, p) })
+}
+
+func (e executor) FlowSweep(ctx context.Context, p driver.FlowSweepParams) (driver.FlowSwept, error) {
+	return call1(e, e.write, func(st driver.FlowStore) (driver.FlowSwept, error) { return st.FlowSweep(ctx, p) })
+}
+
+func (e executor) FlowTag(ctx context.Context, ids []int64, keys []*driver.FlowKeys) error {
+	return call0(e, e.write, func(st driver.FlowStore) error { return st.FlowTag(ctx, ids, keys) })
+}
+
+func (e executor) FlowUsage(ctx context.Context) ([]driver.FlowUse, error) {
+	return call1(e, e.read, func(st driver.FlowStore) ([]driver.FlowUse, error) { return st.FlowUsage(ctx) })
+}
+
+func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
+	r0, err := e.Executor.ArchiveHeld(ctx, h, state, entry)
+	return r0, e.write(err)
+}
+
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
+	r0, err := e.Executor.LockHeld(ctx, h)
+	return r0, e.write(err)
+}
+
+func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {
+	r0, err := e.Executor.RetryHeld(ctx, h, at, entry, unspend)
+	return r0, e.write(err)
+}
+
+func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
+	return call1(e, e.write, func(st driver.HotTableStore) (driver.Rebuild, error) { return st.HotTableRebuild(ctx, limits) })
+}
+
+func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
+	return call1(e, e.write, func(st driver.HotTableStore) (driver.Spill, error) { return st.HotTableSpill(ctx, open, limits) })
+}
+
+func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
+	return call1(e, e.write, func(st driver.HotTableStore) (bool, error) { return st.HotTableVacuum(ctx, deadRows) })
+}
+
+func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
+	r0, err := e.Executor.JobClaim(ctx, p)
+	return r0, e.write(err)
+}
+
+func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*driver.Job, error) {
+	r0, err := e.Executor.JobComplete(ctx, p)
+	return r0, e.write(err)
+}
+
+func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+	r0, err := e.Executor.JobCompleteMany(ctx, jobs)
+	return r0, e.write(err)
+}
+
+func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
+	r0, err := e.Executor.JobGet(ctx, id)
 	return r0, e.read(err)
 }
 
-func (e executor) QueuePause(ctx context.Context, name string) (err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.QueuePause(ctx, name)
-	return e.write(err)
-}
-
-func (e executor) QueueResume(ctx context.Context, name string) (err error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.QueueResume(ctx, name)
-	return e.write(err)
-}
-
-func (e executor) ArchivePrepare(ctx context.Context, until time.Time) (err error) {
-	st, err := driver.As[driver.ArchiveStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.ArchivePrepare(ctx, until)
-	return e.write(err)
-}
-
-func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (r0 int, err error) {
-	st, err := driver.As[driver.ArchiveStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.UniqueKeyPrune(ctx, before, limit)
+func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
+	r0, err := e.Executor.JobHeartbeat(ctx, p)
 	return r0, e.write(err)
 }
 
-func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) (r0 []int64, err error) {
-	st, err := driver.As[driver.BulkStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobDeleteArchived(ctx, ids)
+func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
+	r0, err := e.Executor.JobInsertFast(ctx, jobs)
 	return r0, e.write(err)
 }
 
-func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) (r0 []int64, err error) {
-	st, err := driver.As[driver.BulkStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobSelect(ctx, p)
-	return r0, e.read(err)
-}
-
-func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) (r0 []int64, r1 []*driver.Job, err error) {
-	st, err := driver.As[driver.CompleteClaimStore](e.Executor)
-	if err != nil {
-		return r0, r1, err
-	}
-	r0, r1, err = st.JobCompleteClaim(ctx, done, p)
-	return r0, r1, e.write(err)
-}
-
-func (e executor) ContractsCurrent(ctx context.Context) (r0 *driver.StoredContracts, err error) {
-	st, err := driver.As[driver.ContractStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ContractsCurrent(ctx)
-	return r0, e.read(err)
-}
-
-func (e executor) ContractsPut(ctx context.Context, c *driver.StoredContracts) (r0 *driver.StoredContracts, err error) {
-	st, err := driver.As[driver.ContractStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ContractsPut(ctx, c)
+func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams) ([]driver.InsertResult, error) {
+	r0, err := e.Executor.JobInsertMany(ctx, jobs)
 	return r0, e.write(err)
 }
 
-func (e executor) ArchivedState(ctx context.Context, id int64) (r0 driver.JobState, err error) {
-	r0, err = e.Executor.ArchivedState(ctx, id)
-	return r0, e.read(err)
-}
-
-func (e executor) CancelDependent(ctx context.Context, child int64, reason string) (r0 bool, err error) {
-	r0, err = e.Executor.CancelDependent(ctx, child, reason)
+func (e executor) JobInsertStart(ctx context.Context, job *driver.InsertParams, start driver.StartParams) (*driver.Job, error) {
+	r0, err := e.Executor.JobInsertStart(ctx, job, start)
 	return r0, e.write(err)
 }
 
-func (e executor) DepDelete(ctx context.Context, child int64, parent int64) (err error) {
-	err = e.Executor.DepDelete(ctx, child, parent)
-	return e.write(err)
-}
-
-func (e executor) DepsOfParents(ctx context.Context, parents []int64) (r0 []driver.DepLink, err error) {
-	r0, err = e.Executor.DepsOfParents(ctx, parents)
+func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
+	r0, err := e.Executor.JobProgress(ctx, p)
 	return r0, e.write(err)
 }
 
-func (e executor) ReleaseWaiting(ctx context.Context) (r0 []string, err error) {
-	r0, err = e.Executor.ReleaseWaiting(ctx)
+func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (driver.PromoteResult, error) {
+	r0, err := e.Executor.JobPromoteScheduled(ctx, limit, since)
 	return r0, e.write(err)
 }
 
-func (e executor) JobFail(ctx context.Context, p driver.FailHeldParams) (r0 *driver.Job, err error) {
-	st, err := driver.As[driver.FailStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobFail(ctx, p)
+func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (driver.RescueResult, error) {
+	r0, err := e.Executor.JobRescue(ctx, limit, since)
 	return r0, e.write(err)
 }
 
-func (e executor) FlowSweep(ctx context.Context, p driver.FlowSweepParams) (r0 driver.FlowSwept, err error) {
-	st, err := driver.As[driver.FlowStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.FlowSweep(ctx, p)
+func (e executor) QueueNotify(ctx context.Context, queues []string) error {
+	return e.read(e.Executor.QueueNotify(ctx, queues))
+}
+
+func (e executor) LeaderAttempt(ctx context.Context, name string, id string, ttl time.Duration) (bool, error) {
+	r0, err := e.Executor.LeaderAttempt(ctx, name, id, ttl)
 	return r0, e.write(err)
 }
 
-func (e executor) FlowTag(ctx context.Context, ids []int64, keys []*driver.FlowKeys) (err error) {
-	st, err := driver.As[driver.FlowStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.FlowTag(ctx, ids, keys)
-	return e.write(err)
+func (e executor) LeaderResign(ctx context.Context, name string, id string) error {
+	return e.write(e.Executor.LeaderResign(ctx, name, id))
 }
 
-func (e executor) FlowUsage(ctx context.Context) (r0 []driver.FlowUse, err error) {
-	st, err := driver.As[driver.FlowStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.FlowUsage(ctx)
-	return r0, e.read(err)
+func (e executor) CounterAdd(ctx context.Context, name string, n int64) error {
+	return call0(e, e.write, func(st driver.MetricsStore) error { return st.CounterAdd(ctx, name, n) })
 }
 
-func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (r0 *driver.Job, err error) {
-	r0, err = e.Executor.ArchiveHeld(ctx, h, state, entry)
-	return r0, e.write(err)
+func (e executor) JobMetrics(ctx context.Context, window time.Duration) (*driver.Metrics, error) {
+	return call1(e, e.read, func(st driver.MetricsStore) (*driver.Metrics, error) { return st.JobMetrics(ctx, window) })
 }
 
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (r0 bool, err error) {
-	r0, err = e.Executor.LockHeld(ctx, h)
-	return r0, e.write(err)
+func (e executor) PeriodicAdvance(ctx context.Context, name string, tick time.Time) error {
+	return call0(e, e.write, func(st driver.PeriodicStore) error { return st.PeriodicAdvance(ctx, name, tick) })
 }
 
-func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (r0 *driver.Job, err error) {
-	r0, err = e.Executor.RetryHeld(ctx, h, at, entry, unspend)
-	return r0, e.write(err)
+func (e executor) PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error) {
+	return call1(e, e.read, func(st driver.PeriodicStore) (map[string]time.Time, error) { return st.PeriodicLastTicks(ctx) })
 }
 
-func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (r0 driver.Rebuild, err error) {
-	st, err := driver.As[driver.HotTableStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.HotTableRebuild(ctx, limits)
-	return r0, e.write(err)
+func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before time.Time, now time.Time) (driver.ArchiveGroup, error) {
+	return call1(e, e.read, func(st driver.RetentionStore) (driver.ArchiveGroup, error) {
+		return st.ArchiveCountBefore(ctx, g, before, now)
+	})
 }
 
-func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (r0 driver.Spill, err error) {
-	st, err := driver.As[driver.HotTableStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.HotTableSpill(ctx, open, limits)
-	return r0, e.write(err)
+func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from time.Time, to time.Time, now time.Time) ([]int64, error) {
+	return call1(e, e.write, func(st driver.RetentionStore) ([]int64, error) { return st.ArchiveDelete(ctx, ids, from, to, now) })
 }
 
-func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (r0 bool, err error) {
-	st, err := driver.As[driver.HotTableStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.HotTableVacuum(ctx, deadRows)
-	return r0, e.write(err)
+func (e executor) ArchiveDropPartition(ctx context.Context, name string, now time.Time) error {
+	return call0(e, e.write, func(st driver.RetentionStore) error { return st.ArchiveDropPartition(ctx, name, now) })
 }
 
-func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) (r0 []*driver.Job, err error) {
-	r0, err = e.Executor.JobClaim(ctx, p)
-	return r0, e.write(err)
+func (e executor) ArchiveExpired(ctx context.Context, p driver.ExpiredParams) ([]driver.ArchivedRef, error) {
+	return call1(e, e.read, func(st driver.RetentionStore) ([]driver.ArchivedRef, error) { return st.ArchiveExpired(ctx, p) })
 }
 
-func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (r0 *driver.Job, err error) {
-	r0, err = e.Executor.JobComplete(ctx, p)
-	return r0, e.write(err)
+func (e executor) ArchiveFoldMonth(ctx context.Context, month time.Time, maxJobs int64) (driver.ArchiveFold, error) {
+	return call1(e, e.write, func(st driver.RetentionStore) (driver.ArchiveFold, error) {
+		return st.ArchiveFoldMonth(ctx, month, maxJobs)
+	})
 }
 
-func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) (r0 []int64, err error) {
-	r0, err = e.Executor.JobCompleteMany(ctx, jobs)
-	return r0, e.write(err)
+func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	return call1(e, e.read, func(st driver.RetentionStore) ([]*driver.Job, error) { return st.ArchiveJobs(ctx, ids) })
 }
 
-func (e executor) JobGet(ctx context.Context, id int64) (r0 *driver.Job, err error) {
-	r0, err = e.Executor.JobGet(ctx, id)
-	return r0, e.read(err)
+func (e executor) ArchivePartitions(ctx context.Context) ([]driver.ArchivePartition, error) {
+	return call1(e, e.read, func(st driver.RetentionStore) ([]driver.ArchivePartition, error) { return st.ArchivePartitions(ctx) })
 }
 
-func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) (r0 []driver.HeartbeatResult, err error) {
-	r0, err = e.Executor.JobHeartbeat(ctx, p)
-	return r0, e.write(err)
+func (e executor) ArchiveSummary(ctx context.Context, now time.Time, until time.Time) (driver.ArchiveSummary, error) {
+	return call1(e, e.read, func(st driver.RetentionStore) (driver.ArchiveSummary, error) {
+		return st.ArchiveSummary(ctx, now, until)
+	})
 }
 
-func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) (r0 []int64, err error) {
-	r0, err = e.Executor.JobInsertFast(ctx, jobs)
-	return r0, e.write(err)
+func (e executor) JanitorRunList(ctx context.Context, limit int) ([]*driver.JanitorRun, error) {
+	return call1(e, e.read, func(st driver.RetentionStore) ([]*driver.JanitorRun, error) { return st.JanitorRunList(ctx, limit) })
 }
 
-func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams) (r0 []driver.InsertResult, err error) {
-	r0, err = e.Executor.JobInsertMany(ctx, jobs)
-	return r0, e.write(err)
+func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (int64, error) {
+	return call1(e, e.write, func(st driver.RetentionStore) (int64, error) { return st.JanitorRunSave(ctx, r) })
 }
 
-func (e executor) JobInsertStart(ctx context.Context, job *driver.InsertParams, start driver.StartParams) (r0 *driver.Job, err error) {
-	r0, err = e.Executor.JobInsertStart(ctx, job, start)
-	return r0, e.write(err)
+func (e executor) ScheduleAdvance(ctx context.Context, tenant string, key string, next time.Time) error {
+	return call0(e, e.write, func(st driver.ScheduleStore) error { return st.ScheduleAdvance(ctx, tenant, key, next) })
 }
 
-func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (r0 *driver.HeartbeatResult, err error) {
-	r0, err = e.Executor.JobProgress(ctx, p)
-	return r0, e.write(err)
+func (e executor) ScheduleDelete(ctx context.Context, tenant string, key string) error {
+	return call0(e, e.write, func(st driver.ScheduleStore) error { return st.ScheduleDelete(ctx, tenant, key) })
 }
 
-func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (r0 driver.PromoteResult, err error) {
-	r0, err = e.Executor.JobPromoteScheduled(ctx, limit, since)
-	return r0, e.write(err)
+func (e executor) ScheduleDue(ctx context.Context, limit int) ([]*driver.Schedule, error) {
+	return call1(e, e.write, func(st driver.ScheduleStore) ([]*driver.Schedule, error) { return st.ScheduleDue(ctx, limit) })
 }
 
-func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (r0 driver.RescueResult, err error) {
-	r0, err = e.Executor.JobRescue(ctx, limit, since)
-	return r0, e.write(err)
+func (e executor) ScheduleList(ctx context.Context, tenant *string) ([]*driver.Schedule, error) {
+	return call1(e, e.read, func(st driver.ScheduleStore) ([]*driver.Schedule, error) { return st.ScheduleList(ctx, tenant) })
 }
 
-func (e executor) QueueNotify(ctx context.Context, queues []string) (err error) {
-	err = e.Executor.QueueNotify(ctx, queues)
-	return e.read(err)
+func (e executor) ScheduleUpsert(ctx context.Context, s *driver.Schedule) (*driver.Schedule, error) {
+	return call1(e, e.write, func(st driver.ScheduleStore) (*driver.Schedule, error) { return st.ScheduleUpsert(ctx, s) })
 }
 
-func (e executor) LeaderAttempt(ctx context.Context, name string, id string, ttl time.Duration) (r0 bool, err error) {
-	r0, err = e.Executor.LeaderAttempt(ctx, name, id, ttl)
-	return r0, e.write(err)
+func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
+	return call1(e, e.read, func(st driver.StatsStore) (*driver.Activity, error) { return st.JobActivity(ctx, since, bucket) })
 }
 
-func (e executor) LeaderResign(ctx context.Context, name string, id string) (err error) {
-	err = e.Executor.LeaderResign(ctx, name, id)
-	return e.write(err)
+func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*driver.Job, error) {
+	return call1(e, e.read, func(st driver.StatsStore) ([]*driver.Job, error) { return st.JobChangedSince(ctx, since, limit) })
 }
 
-func (e executor) CounterAdd(ctx context.Context, name string, n int64) (err error) {
-	st, err := driver.As[driver.MetricsStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.CounterAdd(ctx, name, n)
-	return e.write(err)
+func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
+	return call1(e, e.read, func(st driver.StatsStore) (*driver.Stats, error) { return st.JobStats(ctx) })
 }
 
-func (e executor) JobMetrics(ctx context.Context, window time.Duration) (r0 *driver.Metrics, err error) {
-	st, err := driver.As[driver.MetricsStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobMetrics(ctx, window)
-	return r0, e.read(err)
+func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.QueueInfo, error) {
+	return call1(e, e.read, func(st driver.StatsStore) ([]driver.QueueInfo, error) { return st.QueueList(ctx, withArchive) })
 }
 
-func (e executor) PeriodicAdvance(ctx context.Context, name string, tick time.Time) (err error) {
-	st, err := driver.As[driver.PeriodicStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.PeriodicAdvance(ctx, name, tick)
-	return e.write(err)
+func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.Job, error) {
+	return call1(e, e.write, func(st driver.StopStore) (*driver.Job, error) { return st.JobPauseHeld(ctx, h) })
 }
 
-func (e executor) PeriodicLastTicks(ctx context.Context) (r0 map[string]time.Time, err error) {
-	st, err := driver.As[driver.PeriodicStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.PeriodicLastTicks(ctx)
-	return r0, e.read(err)
+func (e executor) JobRequestPause(ctx context.Context, id int64) (*driver.Job, error) {
+	return call1(e, e.write, func(st driver.StopStore) (*driver.Job, error) { return st.JobRequestPause(ctx, id) })
 }
 
-func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before time.Time, now time.Time) (r0 driver.ArchiveGroup, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ArchiveCountBefore(ctx, g, before, now)
-	return r0, e.read(err)
+func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.StopRequest, error) {
+	return call1(e, e.read, func(st driver.StopStore) ([]driver.StopRequest, error) { return st.JobStopRequests(ctx, ids) })
 }
 
-func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from time.Time, to time.Time, now time.Time) (r0 []int64, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ArchiveDelete(ctx, ids, from, to, now)
-	return r0, e.write(err)
+func (e executor) TokenByHash(ctx context.Context, hash string) (*driver.Token, error) {
+	return call1(e, e.read, func(st driver.TokenStore) (*driver.Token, error) { return st.TokenByHash(ctx, hash) })
 }
 
-func (e executor) ArchiveDropPartition(ctx context.Context, name string, now time.Time) (err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.ArchiveDropPartition(ctx, name, now)
-	return e.write(err)
+func (e executor) TokenCount(ctx context.Context) (int, error) {
+	return call1(e, e.read, func(st driver.TokenStore) (int, error) { return st.TokenCount(ctx) })
 }
 
-func (e executor) ArchiveExpired(ctx context.Context, p driver.ExpiredParams) (r0 []driver.ArchivedRef, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ArchiveExpired(ctx, p)
-	return r0, e.read(err)
+func (e executor) TokenCreate(ctx context.Context, t *driver.Token) (*driver.Token, error) {
+	return call1(e, e.write, func(st driver.TokenStore) (*driver.Token, error) { return st.TokenCreate(ctx, t) })
 }
 
-func (e executor) ArchiveFoldMonth(ctx context.Context, month time.Time, maxJobs int64) (r0 driver.ArchiveFold, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ArchiveFoldMonth(ctx, month, maxJobs)
-	return r0, e.write(err)
+func (e executor) TokenDelete(ctx context.Context, id int64) error {
+	return call0(e, e.write, func(st driver.TokenStore) error { return st.TokenDelete(ctx, id) })
 }
 
-func (e executor) ArchiveJobs(ctx context.Context, ids []int64) (r0 []*driver.Job, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ArchiveJobs(ctx, ids)
-	return r0, e.read(err)
-}
-
-func (e executor) ArchivePartitions(ctx context.Context) (r0 []driver.ArchivePartition, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ArchivePartitions(ctx)
-	return r0, e.read(err)
-}
-
-func (e executor) ArchiveSummary(ctx context.Context, now time.Time, until time.Time) (r0 driver.ArchiveSummary, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ArchiveSummary(ctx, now, until)
-	return r0, e.read(err)
-}
-
-func (e executor) JanitorRunList(ctx context.Context, limit int) (r0 []*driver.JanitorRun, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JanitorRunList(ctx, limit)
-	return r0, e.read(err)
-}
-
-func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (r0 int64, err error) {
-	st, err := driver.As[driver.RetentionStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JanitorRunSave(ctx, r)
-	return r0, e.write(err)
-}
-
-func (e executor) ScheduleAdvance(ctx context.Context, tenant string, key string, next time.Time) (err error) {
-	st, err := driver.As[driver.ScheduleStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.ScheduleAdvance(ctx, tenant, key, next)
-	return e.write(err)
-}
-
-func (e executor) ScheduleDelete(ctx context.Context, tenant string, key string) (err error) {
-	st, err := driver.As[driver.ScheduleStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.ScheduleDelete(ctx, tenant, key)
-	return e.write(err)
-}
-
-func (e executor) ScheduleDue(ctx context.Context, limit int) (r0 []*driver.Schedule, err error) {
-	st, err := driver.As[driver.ScheduleStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ScheduleDue(ctx, limit)
-	return r0, e.write(err)
-}
-
-func (e executor) ScheduleList(ctx context.Context, tenant *string) (r0 []*driver.Schedule, err error) {
-	st, err := driver.As[driver.ScheduleStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ScheduleList(ctx, tenant)
-	return r0, e.read(err)
-}
-
-func (e executor) ScheduleUpsert(ctx context.Context, s *driver.Schedule) (r0 *driver.Schedule, err error) {
-	st, err := driver.As[driver.ScheduleStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.ScheduleUpsert(ctx, s)
-	return r0, e.write(err)
-}
-
-func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (r0 *driver.Activity, err error) {
-	st, err := driver.As[driver.StatsStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobActivity(ctx, since, bucket)
-	return r0, e.read(err)
-}
-
-func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit int) (r0 []*driver.Job, err error) {
-	st, err := driver.As[driver.StatsStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobChangedSince(ctx, since, limit)
-	return r0, e.read(err)
-}
-
-func (e executor) JobStats(ctx context.Context) (r0 *driver.Stats, err error) {
-	st, err := driver.As[driver.StatsStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobStats(ctx)
-	return r0, e.read(err)
-}
-
-func (e executor) QueueList(ctx context.Context, withArchive bool) (r0 []driver.QueueInfo, err error) {
-	st, err := driver.As[driver.StatsStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.QueueList(ctx, withArchive)
-	return r0, e.read(err)
-}
-
-func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (r0 *driver.Job, err error) {
-	st, err := driver.As[driver.StopStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobPauseHeld(ctx, h)
-	return r0, e.write(err)
-}
-
-func (e executor) JobRequestPause(ctx context.Context, id int64) (r0 *driver.Job, err error) {
-	st, err := driver.As[driver.StopStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobRequestPause(ctx, id)
-	return r0, e.write(err)
-}
-
-func (e executor) JobStopRequests(ctx context.Context, ids []int64) (r0 []driver.StopRequest, err error) {
-	st, err := driver.As[driver.StopStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.JobStopRequests(ctx, ids)
-	return r0, e.read(err)
-}
-
-func (e executor) TokenByHash(ctx context.Context, hash string) (r0 *driver.Token, err error) {
-	st, err := driver.As[driver.TokenStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.TokenByHash(ctx, hash)
-	return r0, e.read(err)
-}
-
-func (e executor) TokenCount(ctx context.Context) (r0 int, err error) {
-	st, err := driver.As[driver.TokenStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.TokenCount(ctx)
-	return r0, e.read(err)
-}
-
-func (e executor) TokenCreate(ctx context.Context, t *driver.Token) (r0 *driver.Token, err error) {
-	st, err := driver.As[driver.TokenStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.TokenCreate(ctx, t)
-	return r0, e.write(err)
-}
-
-func (e executor) TokenDelete(ctx context.Context, id int64) (err error) {
-	st, err := driver.As[driver.TokenStore](e.Executor)
-	if err != nil {
-		return err
-	}
-	err = st.TokenDelete(ctx, id)
-	return e.write(err)
-}
-
-func (e executor) TokenList(ctx context.Context) (r0 []*driver.Token, err error) {
-	st, err := driver.As[driver.TokenStore](e.Executor)
-	if err != nil {
-		return r0, err
-	}
-	r0, err = st.TokenList(ctx)
-	return r0, e.read(err)
+func (e executor) TokenList(ctx context.Context) ([]*driver.Token, error) {
+	return call1(e, e.read, func(st driver.TokenStore) ([]*driver.Token, error) { return st.TokenList(ctx) })
 }

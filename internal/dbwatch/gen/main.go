@@ -3,7 +3,8 @@
 // name ends in Store), which runs the statement on the watched executor,
 // classifies its error and records a write's outcome. A store that
 // driver.Executor embeds is called directly; an optional one through
-// driver.As, so that a driver without it answers driver.ErrUnsupported.
+// dbwatch's callN and driver.As, so that a driver without it answers
+// driver.ErrUnsupported.
 // A method whose doc comment holds the line `//skiplock:read` is a read:
 // its error is classified, its success not counted as a write.
 //
@@ -188,13 +189,15 @@ func (g *writer) method(st store, m *types.Func, read bool) error {
 	if res.Len() == 0 || !types.Identical(res.At(res.Len()-1).Type(), types.Universe.Lookup("error").Type()) {
 		return fmt.Errorf("its last result is not an error")
 	}
-	var results, values []string
-	for i := range res.Len() - 1 {
-		r := fmt.Sprintf("r%d", i)
-		results = append(results, r+" "+types.TypeString(res.At(i).Type(), g.qualify))
-		values = append(values, r)
+	n := res.Len() - 1 // results before the error
+	if !st.core && n > maxResults {
+		return fmt.Errorf("%d results before the error: add call%d to dbwatch", n, n)
 	}
-	results = append(results, "err error")
+	var typs, values []string
+	for i := range n {
+		typs = append(typs, types.TypeString(res.At(i).Type(), g.qualify))
+		values = append(values, fmt.Sprintf("r%d", i))
+	}
 	var params, args []string
 	for i := range sig.Params().Len() {
 		p := sig.Params().At(i)
@@ -213,25 +216,34 @@ func (g *writer) method(st store, m *types.Func, read bool) error {
 		}
 		params, args = append(params, name+" "+typ), append(args, arg)
 	}
-	outcome := "e.write(err)"
+	results := "error"
+	if n > 0 {
+		results = "(" + strings.Join(append(slices.Clone(typs), "error"), ", ") + ")"
+	}
+	outcome := "e.write"
 	if read {
-		outcome = "e.read(err)"
+		outcome = "e.read"
 	}
 	call := fmt.Sprintf("%s(%s)", m.Name(), strings.Join(args, ", "))
 	w := &g.body
-	fmt.Fprintf(w, "\nfunc (e executor) %s(%s) (%s) {\n", m.Name(), strings.Join(params, ", "), strings.Join(results, ", "))
-	if st.core {
-		call = "e.Executor." + call
-	} else {
-		fmt.Fprintf(w, "\tst, err := driver.As[driver.%s](e.Executor)\n\tif err != nil {\n\t\treturn %s\n\t}\n",
-			st.name, strings.Join(append(slices.Clone(values), "err"), ", "))
-		call = "st." + call
+	fmt.Fprintf(w, "\nfunc (e executor) %s(%s) %s {\n", m.Name(), strings.Join(params, ", "), results)
+	switch {
+	case !st.core:
 		g.imports[driverPath] = true
+		fmt.Fprintf(w, "\treturn call%d(e, %s, func(st driver.%s) %s { return st.%s })\n", n, outcome, st.name, results, call)
+	case n == 0:
+		fmt.Fprintf(w, "\treturn %s(e.Executor.%s)\n", outcome, call)
+	default:
+		fmt.Fprintf(w, "\t%s, err := e.Executor.%s\n", strings.Join(values, ", "), call)
+		fmt.Fprintf(w, "\treturn %s, %s(err)\n", strings.Join(values, ", "), outcome)
 	}
-	fmt.Fprintf(w, "\t%s = %s\n", strings.Join(append(slices.Clone(values), "err"), ", "), call)
-	fmt.Fprintf(w, "\treturn %s\n}\n", strings.Join(append(values, outcome), ", "))
+	w.WriteString("}\n")
 	return nil
 }
+
+// maxResults is the most results before the error that dbwatch's callN
+// helpers take.
+const maxResults = 2
 
 func (g *writer) source() ([]byte, error) {
 	var b bytes.Buffer
