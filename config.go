@@ -40,6 +40,8 @@ type QueueConfig struct {
 
 // Config configures a Client. A client without Queues only inserts and
 // administers; with Queues it also works jobs and runs maintenance.
+// A zero duration or size takes its default (the Default… constants); a
+// negative one is refused.
 type Config struct {
 	// ID names this process in leases and leadership; default host-pid-rand.
 	ID      string
@@ -72,8 +74,6 @@ type Config struct {
 	Backoff func(retry int) time.Duration
 	// CompleterBatchSize is the most completions flushed in one statement.
 	CompleterBatchSize int
-	// A zero duration or size above takes its default (Default…); a
-	// negative one is refused.
 	// PeriodicJobs are enqueued on cron schedules by the leader, once per
 	// tick across all servers (see PeriodicJob).
 	PeriodicJobs []PeriodicJob
