@@ -40,8 +40,8 @@ type QueueConfig struct {
 
 // Config configures a Client. A client without Queues only inserts and
 // administers; with Queues it also works jobs and runs maintenance.
-// A zero duration or size takes its default (the Default… constants); a
-// negative one is refused.
+// A zero duration or size of Config's own takes its default (the Default…
+// constants); a negative one is refused (Retention has KeepForever).
 type Config struct {
 	// ID names this process in leases and leadership; default host-pid-rand.
 	ID      string
