@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,8 +96,12 @@ func (c *Client) ID() string { return c.config.ID }
 // leases once before the first claim. A client without queues runs only the
 // maintenance, as a server for external workers does. A database that
 // refuses writes (ErrReadOnly, ErrDiskFull) does not stop the start: the
-// rescuer tries again. The client works until Stop; ctx only bounds the
-// start-up.
+// rescuer tries again. When Start returns the client listens for wake-ups
+// (LISTEN on PostgreSQL), so that a job inserted after it starts without
+// waiting for a poll; a listener that cannot listen yet does not fail
+// Start: it is logged, and the client polls (FetchPollInterval) until the
+// listener, trying again, is in place. The client works until Stop; ctx
+// only bounds the start-up.
 func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -106,6 +112,9 @@ func (c *Client) Start(ctx context.Context) error {
 		return fmt.Errorf("skiplock: start: %w", err)
 	}
 	c.settlePolicies() // by the contracts in force: leases, timeouts, backoffs
+	if err := c.heartbeatWithinLeases(); err != nil {
+		return fmt.Errorf("skiplock: start: %w", err)
+	}
 	if err := c.startRescue(ctx); err != nil {
 		return err
 	}
@@ -122,7 +131,9 @@ func (c *Client) Start(ctx context.Context) error {
 		c.producersWG.Go(func() { p.run(fetchCtx) })
 	}
 	c.producers.Store(&producers)
-	c.releaseListener = c.listener.hold()
+	// After the producers: the listener's first wake-up reaches them all.
+	release, listening := c.listener.hold()
+	c.releaseListener = release
 	c.servicesWG.Go(func() { c.running.heartbeatLoop(allCtx) })
 	if len(producers) > 0 {
 		// Cancel and pause requests from other processes: SQLite's
@@ -137,8 +148,22 @@ func (c *Client) Start(ctx context.Context) error {
 		c.servicesWG.Go(func() { c.ensureFairIndex(allCtx) })
 	}
 	c.started = true
+	c.awaitListener(ctx, listening)
 	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))
 	return nil
+}
+
+// awaitListener waits until the wake-up listener listens, so that a job
+// inserted once Start has returned wakes a worker at once rather than at
+// its next poll. A listener that cannot listen (its first attempt failed,
+// or ctx ended first) does not fail Start: it keeps trying, and the
+// producers poll every FetchPollInterval until it listens.
+func (c *Client) awaitListener(ctx context.Context, listening <-chan struct{}) {
+	select {
+	case <-listening:
+	case <-ctx.Done():
+		c.log.Warn("start: not listening for wake-ups yet; polling until the listener is in place", "error", ctx.Err())
+	}
 }
 
 // Stop stops claiming, lets running jobs finish until ctx ends, then
@@ -271,8 +296,10 @@ func (c *Client) elector() *maintenance.Elector {
 			})
 			if driver.Supports[driver.ArchiveStore](c.driver) {
 				leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
-				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 				leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
+			}
+			if driver.Supports[driver.HotTableStore](c.driver) {
+				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })
 			}
 			if flow, err := driver.As[driver.FlowStore](c.driver); err == nil {
 				leading.Go(func() { (&maintenance.FlowSweeper{Store: flow, Logger: c.log}).Run(ctx) })
@@ -360,6 +387,19 @@ func (c *Client) stopNotified(id int64) {
 	if err := c.running.stopRequests(ctx, []int64{id}); err != nil {
 		c.log.Warn("look up a stop request; the next heartbeat sees it", "job_id", id, "error", err)
 	}
+}
+
+// heartbeatWithinLeases refuses a HeartbeatInterval that is not shorter
+// than the lease a contract gives a kind this client works (NewClient
+// checked Lease and the workers' own).
+func (c *Client) heartbeatWithinLeases() error {
+	for _, kind := range slices.Sorted(maps.Keys(c.policies)) {
+		what := fmt.Sprintf("the lease of kind %q", kind)
+		if err := c.config.heartbeatWithin(what, c.policies[kind].lease); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // settlePolicies settles each worker's kind's policy by the contracts in

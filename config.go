@@ -5,10 +5,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/skiplock/skiplock/contract"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"time"
+
+	"github.com/skiplock/skiplock/contract"
 )
 
 // Defaults of a job and of a Config.
@@ -37,6 +40,8 @@ type QueueConfig struct {
 
 // Config configures a Client. A client without Queues only inserts and
 // administers; with Queues it also works jobs and runs maintenance.
+// A zero duration or size of Config's own takes its default (the Default…
+// constants); a negative one is refused (Retention has KeepForever).
 type Config struct {
 	// ID names this process in leases and leadership; default host-pid-rand.
 	ID      string
@@ -53,6 +58,8 @@ type Config struct {
 	// Lease is the default lease of a claimed job; kinds may override it.
 	Lease time.Duration
 	// HeartbeatInterval extends leases; default a third of the shortest lease.
+	// It must be shorter than every lease (Lease, WorkerOpts.Lease, the
+	// contracts'): a lease would otherwise run out between two beats.
 	HeartbeatInterval time.Duration
 	// FetchPollInterval is the fallback claim interval when no wake-up comes.
 	FetchPollInterval time.Duration
@@ -124,7 +131,7 @@ func (c Config) withDefaults() Config {
 	if c.Backoff == nil {
 		c.Backoff = DefaultBackoff
 	}
-	if c.CompleterBatchSize <= 0 {
+	if c.CompleterBatchSize == 0 {
 		c.CompleterBatchSize = DefaultCompleterBatchSize
 	}
 	queues := make(map[string]QueueConfig, len(c.Queues))
@@ -144,8 +151,9 @@ func (c Config) validate() error {
 		if name == "" {
 			return fmt.Errorf("config: Queues: queue name must not be empty")
 		}
-		if q.MaxWorkers < 0 || q.MaxWorkers > 10000 {
-			return fmt.Errorf("config: Queues[%q].MaxWorkers: must be between 1 and 10000, got %d", name, q.MaxWorkers)
+		if q.MaxWorkers < 1 || q.MaxWorkers > 10000 {
+			return fmt.Errorf("config: Queues[%q].MaxWorkers: must be between 1 and 10000 (0 takes the default, %d), got %d",
+				name, DefaultMaxWorkers, q.MaxWorkers)
 		}
 	}
 	if len(c.Queues) > 0 && len(c.Workers.byKind) == 0 {
@@ -154,8 +162,11 @@ func (c Config) validate() error {
 	if c.Lease < time.Second {
 		return fmt.Errorf("config: Lease: must be at least 1s, got %s", c.Lease)
 	}
-	if c.HeartbeatInterval < 0 || c.JobTimeout < 0 {
-		return fmt.Errorf("config: HeartbeatInterval and JobTimeout must not be negative")
+	if err := c.validateDurations(); err != nil {
+		return err
+	}
+	if err := c.validateWorkers(); err != nil {
+		return err
 	}
 	if len(c.ID) > 200 {
 		return fmt.Errorf("config: ID: must be at most 200 characters")
@@ -187,8 +198,63 @@ func (c Config) validate() error {
 	return validatePeriodic(c.PeriodicJobs)
 }
 
+// validateDurations refuses the negative durations and sizes, which
+// withDefaults leaves as they are.
+func (c Config) validateDurations() error {
+	for _, f := range []struct {
+		name string
+		d    time.Duration
+	}{
+		{"HeartbeatInterval", c.HeartbeatInterval}, {"FetchPollInterval", c.FetchPollInterval},
+		{"FetchCooldown", c.FetchCooldown}, {"RescueInterval", c.RescueInterval},
+		{"SchedulerInterval", c.SchedulerInterval}, {"LeaderTTL", c.LeaderTTL},
+		{"FlowPollInterval", c.FlowPollInterval}, {"JobTimeout", c.JobTimeout},
+	} {
+		if f.d < 0 {
+			return fmt.Errorf("config: %s: must not be negative (0 takes the default), got %s", f.name, f.d)
+		}
+	}
+	if c.CompleterBatchSize < 0 {
+		return fmt.Errorf("config: CompleterBatchSize: must not be negative (0 takes the default, %d), got %d",
+			DefaultCompleterBatchSize, c.CompleterBatchSize)
+	}
+	return c.heartbeatWithin("Lease", c.Lease)
+}
+
+// validateWorkers refuses worker options that cannot work: a negative
+// timeout, a lease too short to heartbeat.
+func (c Config) validateWorkers() error {
+	for _, kind := range slices.Sorted(maps.Keys(c.Workers.byKind)) {
+		opts := c.Workers.byKind[kind].opts
+		field := fmt.Sprintf("config: Workers[%q]", kind)
+		if opts.Lease != 0 && opts.Lease < time.Second {
+			return fmt.Errorf("%s: WorkerOpts.Lease: must be at least 1s (0 takes the contract's or Config.Lease), got %s", field, opts.Lease)
+		}
+		if opts.Timeout < 0 {
+			return fmt.Errorf("%s: WorkerOpts.Timeout: must not be negative (0: none), got %s", field, opts.Timeout)
+		}
+		if opts.Lease > 0 {
+			if err := c.heartbeatWithin(fmt.Sprintf("the lease of kind %q (WorkerOpts.Lease)", kind), opts.Lease); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// heartbeatWithin refuses a HeartbeatInterval that is not shorter than
+// lease: every lease would run out between two beats.
+func (c Config) heartbeatWithin(what string, lease time.Duration) error {
+	if c.HeartbeatInterval > 0 && c.HeartbeatInterval >= lease {
+		return fmt.Errorf("config: HeartbeatInterval: must be shorter than %s, %s, got %s", what, lease, c.HeartbeatInterval)
+	}
+	return nil
+}
+
+// orDuration answers def for zero, the convention of every duration in
+// Config; a negative v stays, for validate to refuse.
 func orDuration(v, def time.Duration) time.Duration {
-	if v <= 0 {
+	if v == 0 {
 		return def
 	}
 	return v

@@ -16,24 +16,28 @@ type listener struct {
 	holds int
 	stop  context.CancelFunc
 	done  chan struct{}
+	// ready is closed once the running listener listens, or its first
+	// attempt has failed (the client polls until a retry listens).
+	ready chan struct{}
 }
 
-// hold starts the listener unless it runs; release lets it go.
-func (l *listener) hold() (release func()) {
+// hold starts the listener unless it runs; release lets it go. ready is
+// closed once the listener listens, or its first attempt failed.
+func (l *listener) hold() (release func(), ready <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.holds++
 	if l.holds == 1 {
 		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		l.stop, l.done = cancel, done
+		done, ready := make(chan struct{}), make(chan struct{})
+		l.stop, l.done, l.ready = cancel, done, ready
 		go func() {
 			defer close(done)
-			l.c.listen(ctx)
+			l.c.listen(ctx, sync.OnceFunc(func() { close(ready) }))
 		}()
 	}
 	var once sync.Once
-	return func() { once.Do(l.release) }
+	return func() { once.Do(l.release) }, l.ready
 }
 
 func (l *listener) release() {
@@ -44,7 +48,7 @@ func (l *listener) release() {
 		return
 	}
 	stop, done := l.stop, l.done
-	l.stop, l.done = nil, nil
+	l.stop, l.done, l.ready = nil, nil, nil
 	l.mu.Unlock()
 	stop()
 	<-done
@@ -56,14 +60,24 @@ func (l *listener) release() {
 // then wakes as soon as jobs arrive in its queue, from this process or
 // another. Without it, on a client never started, a waiting Claim looks
 // again every ClaimParams.Recheck.
-func (c *Client) KeepListening() (release func()) { return c.listener.hold() }
+func (c *Client) KeepListening() (release func()) {
+	release, _ = c.listener.hold()
+	return release
+}
 
 // listen delivers wake-ups and cancel requests, reconnecting on failure.
-func (c *Client) listen(ctx context.Context) {
+// It calls ready once it listens (the notifier's first wake-up of every
+// queue says so), or once its first attempt has failed.
+func (c *Client) listen(ctx context.Context, ready func()) {
 	n := c.driver.Notifier()
+	onInsert := func(queue string) {
+		ready()
+		c.wakeLocal(queue)
+	}
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
-		err := n.Listen(ctx, c.wakeLocal, c.stopNotified)
+		err := n.Listen(ctx, onInsert, c.stopNotified)
+		ready()
 		if ctx.Err() != nil {
 			return
 		}

@@ -134,7 +134,7 @@ func TestStopRequestsReachAnotherClient(t *testing.T) {
 	}))
 	runner, err := skiplock.NewClient(pgtest.Open(t, url), &skiplock.Config{Workers: workers,
 		Queues: map[string]skiplock.QueueConfig{"default": {}}, FetchPollInterval: 50 * time.Millisecond,
-		Lease: time.Hour, HeartbeatInterval: time.Hour})
+		Lease: 2 * time.Hour, HeartbeatInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,9 @@ func orKeep(v, def time.Duration) time.Duration {
 }
 
 func (r Retention) validate() error {
+	if r.Floor < 0 {
+		return fmt.Errorf("config: Retention.Floor: must not be negative (0 takes the default, %s), got %s", DefaultJanitorFloor, r.Floor)
+	}
 	for name, d := range map[string]time.Duration{"Completed": r.Completed, "Failed": r.Failed, "Cancelled": r.Cancelled} {
 		if d < 0 && d != KeepForever {
 			return fmt.Errorf("config: Retention.%s: must be positive or KeepForever, got %s", name, d)

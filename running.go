@@ -117,17 +117,16 @@ func (s *runningSet) cancelAll(cause error) {
 	}
 }
 
-// interval is a third of the shortest lease, so two beats can fail before a
-// lease runs out.
+// interval is a third of the shortest lease of the kinds this client
+// works (Start settled them), so two beats can fail before a lease runs
+// out.
 func (s *runningSet) interval() time.Duration {
 	if s.client.config.HeartbeatInterval > 0 {
 		return s.client.config.HeartbeatInterval
 	}
 	shortest := s.client.config.Lease
-	for _, w := range s.client.config.Workers.byKind {
-		if w.opts.Lease > 0 && w.opts.Lease < shortest {
-			shortest = w.opts.Lease
-		}
+	for _, p := range s.client.policies {
+		shortest = min(shortest, p.lease)
 	}
 	return max(shortest/3, 100*time.Millisecond)
 }

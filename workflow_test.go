@@ -191,13 +191,25 @@ func TestWorkflowPipelineRunsInOrder(t *testing.T) {
 	})
 }
 
+// lostBeats is a driver whose heartbeats never reach the database, as
+// behind a network partition.
+type lostBeats struct{ driver.FullDriver }
+
+func (lostBeats) JobHeartbeat(context.Context, driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
+	return nil, errors.New("heartbeat lost on the way")
+}
+
+// UnwrapExecutor lets driver.As find the stores beyond Full.
+func (d lostBeats) UnwrapExecutor() driver.Executor { return d.FullDriver }
+
 func TestWorkflowNextIsAtomicWithCompletion(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, b *wfBundle) {
 		// A completion whose lease was lost inserts no next job.
 		started, release := make(chan struct{}), make(chan struct{})
-		c := b.client(t, true, func(c *skiplock.Config) {
+		// Its heartbeats never reach the database: the lease runs out.
+		c := (&wfBundle{drv: lostBeats{b.drv}, ctx: b.ctx}).client(t, true, func(c *skiplock.Config) {
 			c.Queues = map[string]skiplock.QueueConfig{"atomic": {MaxWorkers: 1}}
-			c.HeartbeatInterval, c.FetchPollInterval, c.RescueInterval = time.Hour, time.Hour, time.Hour
+			c.FetchPollInterval, c.RescueInterval = time.Hour, time.Hour
 			c.Workers = skiplock.NewWorkers()
 			skiplock.MustAddWorker(c.Workers, skiplock.WorkFunc[taskArgs](func(ctx context.Context, j *skiplock.Job[taskArgs]) error {
 				close(started)
@@ -391,7 +403,7 @@ func TestWorkflowCancelReachesRunningWorkerPromptly(t *testing.T) {
 			c.Queues = map[string]skiplock.QueueConfig{"default": {MaxWorkers: 2}}
 			// No heartbeat and no poll within the test: only the notification
 			// can reach the worker.
-			c.HeartbeatInterval, c.FetchPollInterval, c.Lease = time.Hour, time.Hour, time.Hour
+			c.HeartbeatInterval, c.FetchPollInterval, c.Lease = time.Hour, time.Hour, 2*time.Hour
 			c.Workers = skiplock.NewWorkers()
 			skiplock.MustAddWorker(c.Workers, skiplock.WorkFunc[probeArgs](func(context.Context, *skiplock.Job[probeArgs]) error {
 				probed <- struct{}{}

@@ -27,6 +27,7 @@ type SelectParams struct {
 // BulkStore holds the statements of bulk actions on many jobs.
 type BulkStore interface {
 	// JobSelect answers the ids of the jobs p picks, ascending.
+	//skiplock:read
 	JobSelect(ctx context.Context, p SelectParams) ([]int64, error)
 	// JobDeleteArchived removes finished jobs from the archive and answers
 	// the ids it removed; a live or unknown id is left alone.

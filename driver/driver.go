@@ -94,6 +94,7 @@ type JobStore interface {
 	// is not held by p's worker and attempt.
 	JobComplete(ctx context.Context, p CompleteParams) (*Job, error)
 	JobProgress(ctx context.Context, p ProgressParams) (*HeartbeatResult, error)
+	//skiplock:read
 	JobGet(ctx context.Context, id int64) (*Job, error)
 	// JobRescue handles running jobs whose lease expired before now and
 	// not before since (zero: any time), and settles the dependents of
@@ -106,6 +107,7 @@ type JobStore interface {
 	JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (PromoteResult, error)
 	// QueueNotify wakes idle workers of the queues; in a transaction the
 	// wake-up goes out at commit.
+	//skiplock:read
 	QueueNotify(ctx context.Context, queues []string) error
 }
 
@@ -134,6 +136,7 @@ type DependencyStore interface {
 	// DepDelete removes one link.
 	DepDelete(ctx context.Context, child, parent int64) error
 	// ArchivedState answers the state of a finished job.
+	//skiplock:read
 	ArchivedState(ctx context.Context, id int64) (JobState, error)
 	// CancelDependent cancels a waiting or paused child with the reason,
 	// unless it runs on parent failure; it answers whether it cancelled.
@@ -189,7 +192,8 @@ type Notifier interface {
 	// Listen delivers notifications until ctx ends; onInsert gets a queue
 	// name, onCancel a job id. Once it listens it calls onInsert with ""
 	// (every queue): jobs inserted before, or while a failed connection was
-	// down, sent wake-ups nobody heard. It returns when ctx ends or the
-	// connection fails (the caller listens again).
+	// down, sent wake-ups nobody heard; Client.Start waits for that call.
+	// It returns when ctx ends or the connection fails (the caller listens
+	// again).
 	Listen(ctx context.Context, onInsert func(queue string), onCancel func(id int64)) error
 }

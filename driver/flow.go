@@ -54,6 +54,7 @@ type FlowUse struct {
 // FlowStore reads the use of flow keys and drops the idle ones.
 type FlowStore interface {
 	// FlowUsage answers the use of every flow key.
+	//skiplock:read
 	FlowUsage(ctx context.Context) ([]FlowUse, error)
 	// FlowTag sets the flow keys of live jobs that are not running (a job
 	// retried from the archive, which keeps no keys), making their slots

@@ -53,6 +53,7 @@ func unsupported[T any]() error {
 // AdminStore holds an operator's actions on single jobs and on queues.
 type AdminStore interface {
 	// JobList answers jobs, live or archived, newest first.
+	//skiplock:read
 	JobList(ctx context.Context, p ListParams) ([]*Job, error)
 	// JobCancel cancels a live job: at once unless running; a running job
 	// gets cancel_requested and ends cancelled when its worker stops.
@@ -68,23 +69,28 @@ type AdminStore interface {
 	QueueResume(ctx context.Context, name string) error
 	// QueueExists answers whether a queue has settings (it was paused or
 	// resumed) or any job, live or archived.
+	//skiplock:read
 	QueueExists(ctx context.Context, name string) (bool, error)
 }
 
 // StatsStore answers what the dashboard, metrics and event feed read.
 type StatsStore interface {
 	// JobStats counts jobs by state and kind, and jobs finished recently.
+	//skiplock:read
 	JobStats(ctx context.Context) (*Stats, error)
 	// QueueList answers every queue that has settings or jobs, by name;
 	// Counts include archived jobs when withArchive.
+	//skiplock:read
 	QueueList(ctx context.Context, withArchive bool) ([]QueueInfo, error)
 	// JobChangedSince answers jobs, live or archived, updated after since,
 	// oldest change first (the event feed; the hot table is small).
+	//skiplock:read
 	JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*Job, error)
 	// JobActivity counts the jobs finished at or after since, by state and
 	// by bucket of the given width (bucket 0 starts at since), and the
 	// workers holding running jobs. It reads only recent archive rows and
 	// the running jobs, so it stays fast however large the archive grows.
+	//skiplock:read
 	JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*Activity, error)
 }
 
@@ -141,6 +147,7 @@ type Schedule struct {
 type ScheduleStore interface {
 	ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, error)
 	ScheduleDelete(ctx context.Context, tenant, key string) error
+	//skiplock:read
 	ScheduleList(ctx context.Context, tenant *string) ([]*Schedule, error)
 	// ScheduleDue answers due schedules, locked until the executor's
 	// transaction ends, so that one enqueuer takes each.
@@ -152,33 +159,15 @@ type ScheduleStore interface {
 // enqueued for, so that a restarted leader knows which ticks it missed.
 type PeriodicStore interface {
 	// PeriodicLastTicks answers the last recorded tick of every periodic job.
+	//skiplock:read
 	PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error)
 	// PeriodicAdvance records tick as name's last one unless a later one is
 	// recorded already (two leaders in a split brain never move it back).
 	PeriodicAdvance(ctx context.Context, name string, tick time.Time) error
 }
 
-// ArchiveStore manages the archive of finished jobs, and the hot table.
+// ArchiveStore manages the archive of finished jobs.
 type ArchiveStore interface {
-	// HotTableVacuum vacuums the hot table when it holds more than
-	// deadRows dead rows, and answers whether it did (PostgreSQL; a no-op
-	// elsewhere). Autovacuum wakes once a minute, too seldom for a table
-	// that turns over thousands of rows a second.
-	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
-	// HotTableRebuild copies the hot table's live jobs into a new table and
-	// drops the old one when the table has grown to many times what its
-	// live jobs need (PostgreSQL; a no-op elsewhere). Vacuum cannot shrink
-	// a table, nor remove rows that a snapshot held open elsewhere can
-	// still see; dropping the table's files can.
-	HotTableRebuild(ctx context.Context, limits RebuildLimits) (Rebuild, error)
-	// HotTableSpill keeps new jobs out of a hot table that a transaction
-	// open elsewhere keeps from being rebuilt, in spill tables that can be
-	// emptied whatever that transaction holds (PostgreSQL; a no-op
-	// elsewhere). With open it starts spilling; while spill tables exist it
-	// moves on from one that has grown, empties those that have drained,
-	// and once the holder has ended takes their jobs back into the hot
-	// table and drops them. No rebuild happens while spill tables exist.
-	HotTableSpill(ctx context.Context, open bool, limits SpillLimits) (Spill, error)
 	// ArchivePrepare readies the archive to take jobs finished up to
 	// `until` (daily partitions on PostgreSQL).
 	ArchivePrepare(ctx context.Context, until time.Time) error
@@ -186,6 +175,29 @@ type ArchiveStore interface {
 	// `before` and whose job is not live (finished, or never inserted), and
 	// answers how many it deleted. A live job's key stays.
 	UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error)
+}
+
+// HotTableStore keeps the hot table small under churn (PostgreSQL). A
+// driver implements it, never an executor of a transaction: the upkeep
+// runs on the driver's pool, with what it remembers between runs.
+type HotTableStore interface {
+	// HotTableVacuum vacuums the hot table when it holds more than
+	// deadRows dead rows, and answers whether it did. Autovacuum wakes once a minute, too seldom for a table
+	// that turns over thousands of rows a second.
+	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
+	// HotTableRebuild copies the hot table's live jobs into a new table and
+	// drops the old one when the table has grown to many times what its
+	// live jobs need. Vacuum cannot shrink
+	// a table, nor remove rows that a snapshot held open elsewhere can
+	// still see; dropping the table's files can.
+	HotTableRebuild(ctx context.Context, limits RebuildLimits) (Rebuild, error)
+	// HotTableSpill keeps new jobs out of a hot table that a transaction
+	// open elsewhere keeps from being rebuilt, in spill tables that can be
+	// emptied whatever that transaction holds. With open it starts spilling; while spill tables exist it
+	// moves on from one that has grown, empties those that have drained,
+	// and once the holder has ended takes their jobs back into the hot
+	// table and drops them. No rebuild happens while spill tables exist.
+	HotTableSpill(ctx context.Context, open bool, limits SpillLimits) (Spill, error)
 }
 
 // RebuildLimits say when the hot table is rebuilt.
@@ -277,9 +289,12 @@ type Token struct {
 type TokenStore interface {
 	TokenCreate(ctx context.Context, t *Token) (*Token, error)
 	// TokenByHash answers ErrNotFound for an unknown hash.
+	//skiplock:read
 	TokenByHash(ctx context.Context, hash string) (*Token, error)
+	//skiplock:read
 	TokenList(ctx context.Context) ([]*Token, error)
 	TokenDelete(ctx context.Context, id int64) error
+	//skiplock:read
 	TokenCount(ctx context.Context) (int, error)
 }
 

@@ -115,20 +115,26 @@ type RetentionStore interface {
 	// counts the jobs finished since. Only the jobs it groups are read: a
 	// janitor run passes the first day no job of which can expire, so that
 	// its cost follows the old days it may delete, not the recent volume.
+	//skiplock:read
 	ArchiveSummary(ctx context.Context, now, until time.Time) (ArchiveSummary, error)
 	// ArchiveCountBefore is ArchiveSummary's count of one group (day,
 	// state, queue, kind) restricted to jobs finished before `before`.
+	//skiplock:read
 	ArchiveCountBefore(ctx context.Context, g ArchiveGroup, before, now time.Time) (ArchiveGroup, error)
 	// ArchivePartitions lists the archive's day and month partitions,
 	// attached or left detached; none on a database without partitions.
+	//skiplock:read
 	ArchivePartitions(ctx context.Context) ([]ArchivePartition, error)
 	// ArchiveExpired answers up to p.Limit jobs that p picks.
+	//skiplock:read
 	ArchiveExpired(ctx context.Context, p ExpiredParams) ([]ArchivedRef, error)
 	// ArchiveJobs answers the archived jobs among ids, by id.
+	//skiplock:read
 	ArchiveJobs(ctx context.Context, ids []int64) ([]*Job, error)
 	// ArchiveRange answers up to p.Limit archived jobs finished in
 	// [p.From, p.To), in the driver's scan order from p.After: a page of an
 	// export, one short statement each.
+	//skiplock:read
 	ArchiveRange(ctx context.Context, p RangeParams) ([]*Job, error)
 	// ArchiveDelete deletes the archived jobs among jobs that are not held
 	// at now, each only while it is the version named (the same ID and
@@ -152,6 +158,7 @@ type RetentionStore interface {
 	// JanitorRunSave records a run (and keeps only the newest runs).
 	JanitorRunSave(ctx context.Context, r *JanitorRun) (int64, error)
 	// JanitorRunList answers the newest runs first.
+	//skiplock:read
 	JanitorRunList(ctx context.Context, limit int) ([]*JanitorRun, error)
 }
 

@@ -15,6 +15,7 @@ type StopStore interface {
 	JobPauseHeld(ctx context.Context, h HeldJob) (*Job, error)
 	// JobStopRequests answers which of the running jobs ids were asked to
 	// cancel or pause.
+	//skiplock:read
 	JobStopRequests(ctx context.Context, ids []int64) ([]StopRequest, error)
 }
 

@@ -59,6 +59,14 @@ func (e executor) ensurePartition(ctx context.Context, day time.Time) error {
 	})
 }
 
+// upkeep runs the hot table's upkeep (driver.HotTableStore) on the pool,
+// with what it remembers between runs. Only the Driver has one: a
+// transaction's executor has no hot-table upkeep to call.
+type upkeep struct {
+	executor
+	vac *hotTableUpkeep
+}
+
 // hotTableUpkeep is what the hot table's upkeep remembers: whether the last
 // vacuum left rows it could not remove, and the oldest snapshot in the
 // database then; what a live job took in the table after its last rebuild;
@@ -137,22 +145,20 @@ SELECT coalesce((SELECT x::text FROM (
 // held open for minutes would otherwise have the hot table read whole again
 // and again while it grows: in a 6-minute held-transaction e2e run,
 // throughput fell 41% first to last minute.
-func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
+func (e upkeep) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
 	var dead int64
 	if err := e.q.QueryRow(ctx, hotTableDead).Scan(&dead); err != nil || dead < deadRows {
 		return false, err
 	}
-	if e.vac != nil {
-		e.vac.mu.Lock()
-		defer e.vac.mu.Unlock()
-		if e.vac.stuck {
-			var horizon string
-			if err := e.q.QueryRow(ctx, hotTableHorizon).Scan(&horizon); err != nil {
-				return false, err
-			}
-			if horizon != "" && horizon == e.vac.last {
-				return false, nil
-			}
+	e.vac.mu.Lock()
+	defer e.vac.mu.Unlock()
+	if e.vac.stuck {
+		var horizon string
+		if err := e.q.QueryRow(ctx, hotTableHorizon).Scan(&horizon); err != nil {
+			return false, err
+		}
+		if horizon != "" && horizon == e.vac.last {
+			return false, nil
 		}
 	}
 	// VACUUM cannot run in a transaction: this goes straight to the pool.
@@ -167,29 +173,25 @@ func (e executor) HotTableVacuum(ctx context.Context, deadRows int64) (bool, err
 	// it). From PostgreSQL 16, nor the database's oldest transaction id,
 	// which every VACUUM otherwise recomputes by reading all of pg_class.
 	vacuum := `VACUUM (TRUNCATE false, PROCESS_TOAST false) skiplock_jobs`
-	if e.vac != nil {
-		if e.vac.version == 0 {
-			if err := e.q.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&e.vac.version); err != nil {
-				return false, err
-			}
+	if e.vac.version == 0 {
+		if err := e.q.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&e.vac.version); err != nil {
+			return false, err
 		}
-		if e.vac.version >= 160000 {
-			vacuum = `VACUUM (TRUNCATE false, PROCESS_TOAST false, SKIP_DATABASE_STATS) skiplock_jobs`
-		}
+	}
+	if e.vac.version >= 160000 {
+		vacuum = `VACUUM (TRUNCATE false, PROCESS_TOAST false, SKIP_DATABASE_STATS) skiplock_jobs`
 	}
 	if _, err := e.q.Exec(ctx, vacuum); err != nil {
 		return false, err
 	}
-	if e.vac != nil {
-		// The vacuum has told the statistics what it could not remove.
-		if err := e.q.QueryRow(ctx, hotTableDead).Scan(&dead); err != nil {
+	// The vacuum has told the statistics what it could not remove.
+	if err := e.q.QueryRow(ctx, hotTableDead).Scan(&dead); err != nil {
+		return true, err
+	}
+	e.vac.stuck, e.vac.last = dead >= deadRows, ""
+	if e.vac.stuck {
+		if err := e.q.QueryRow(ctx, hotTableHorizon).Scan(&e.vac.last); err != nil {
 			return true, err
-		}
-		e.vac.stuck, e.vac.last = dead >= deadRows, ""
-		if e.vac.stuck {
-			if err := e.q.QueryRow(ctx, hotTableHorizon).Scan(&e.vac.last); err != nil {
-				return true, err
-			}
 		}
 	}
 	return true, nil
@@ -217,7 +219,7 @@ SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
 // what its live jobs need (what a live job took after the last rebuild, 1 kB
 // before the first), unless a transaction open for seconds holds a lock on
 // it, which the rebuild would only wait behind.
-func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
+func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
 	limits = rebuildDefaults(limits)
 	var r driver.Rebuild
 	var live int64
@@ -225,20 +227,18 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 		return r, fmt.Errorf("hot table size: %w", err)
 	}
 	perJob := int64(1024)
-	if e.vac != nil {
-		e.vac.mu.Lock()
-		defer e.vac.mu.Unlock()
-		if e.vac.perJob > 0 {
-			perJob = e.vac.perJob
-		}
-		live = e.vac.peakLive(live)
+	e.vac.mu.Lock()
+	defer e.vac.mu.Unlock()
+	if e.vac.perJob > 0 {
+		perJob = e.vac.perJob
 	}
+	live = e.vac.peakLive(live)
 	if !limits.Force && (r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob) {
 		// Not worth a rebuild yet; but if vacuum is stuck behind a snapshot
 		// and that snapshot's transaction holds a lock no rebuild could
 		// pass, say so now, while the table is still small: new jobs can
 		// go to spill tables before it has grown (HotTableSpill).
-		if e.vac != nil && e.vac.stuck && r.BytesBefore >= limits.MinBytes {
+		if e.vac.stuck && r.BytesBefore >= limits.MinBytes {
 			held, err := e.holderEverySecond(ctx)
 			r.HeldBy = held
 			return r, err
@@ -281,7 +281,7 @@ func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimi
 	if err := e.q.QueryRow(ctx, `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0)`).Scan(&r.BytesAfter); err != nil {
 		return r, err
 	}
-	if e.vac != nil && r.Moved >= 100 {
+	if r.Moved >= 100 {
 		e.vac.perJob = max(256, r.BytesAfter/r.Moved)
 	}
 	return r, nil

@@ -28,6 +28,7 @@ type querier interface {
 // Driver is the PostgreSQL driver. The caller owns the pool.
 type Driver struct {
 	executor
+	upkeep
 	pool     *pgxpool.Pool
 	notifier *notifier
 }
@@ -41,7 +42,8 @@ func New(pool *pgxpool.Pool) *Driver {
 		err := pool.QueryRow(ctx, spillTarget).Scan(&t)
 		return t, err
 	}}
-	d.executor = executor{q: pool, n: d.notifier, vac: &hotTableUpkeep{}, sp: sp}
+	d.executor = executor{q: pool, n: d.notifier, sp: sp}
+	d.upkeep = upkeep{executor: d.executor, vac: &hotTableUpkeep{}}
 	return d
 }
 
@@ -94,8 +96,6 @@ func (d *Driver) Notifier() driver.Notifier { return d.notifier }
 type executor struct {
 	q querier
 	n *notifier
-	// vac is the pool's: transactions cannot vacuum.
-	vac *hotTableUpkeep
 	// sp tells where new plain jobs go (spill.go); nil: the hot table.
 	sp *hotSpill
 }
@@ -118,4 +118,7 @@ func isUniqueViolation(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "23505"
 }
 
-var _ driver.Full = executor{}
+var (
+	_ driver.Full          = executor{}
+	_ driver.HotTableStore = (*Driver)(nil)
+)

@@ -146,7 +146,7 @@ type spillTable struct {
 // limits.Bytes, and empties the spill tables that have drained; once the
 // holder has ended it sends new jobs back to the hot table and, after a
 // grace, moves the spill tables' jobs there and drops them.
-func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
+func (e upkeep) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
 	limits = spillDefaults(limits)
 	var out driver.Spill
 	tables, err := e.spillTables(ctx)
@@ -183,7 +183,7 @@ func (e executor) HotTableSpill(ctx context.Context, open bool, limits driver.Sp
 // spillRotate, while the holder stays: moves new jobs on from a target
 // that has grown, else empties one drained spill table, its live jobs sent
 // to the target.
-func (e executor) spillRotate(ctx context.Context, limits driver.SpillLimits, tables []spillTable, perJob int64, out driver.Spill) (driver.Spill, error) {
+func (e upkeep) spillRotate(ctx context.Context, limits driver.SpillLimits, tables []spillTable, perJob int64, out driver.Spill) (driver.Spill, error) {
 	// A spill table is worth emptying once it takes floor or more and its
 	// live jobs need a Ratio-th of that. The target is left for another
 	// once it takes limits.Bytes, whatever its live jobs need: a backlog
@@ -244,7 +244,7 @@ func (e executor) spillRotate(ctx context.Context, limits driver.SpillLimits, ta
 // behind and, on a table truncated while other sessions deleted from it,
 // can stay wrong for good. The count stops at n, so a table still full of
 // jobs is read only until n are found.
-func (e executor) spillFewJobs(ctx context.Context, name string, n int64) (bool, error) {
+func (e upkeep) spillFewJobs(ctx context.Context, name string, n int64) (bool, error) {
 	var jobs int64
 	err := e.q.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM ONLY `+pgx.Identifier{name}.Sanitize()+` LIMIT $1) s`, n).Scan(&jobs)
 	if isUndefinedTable(err) {
@@ -258,7 +258,7 @@ func (e executor) spillFewJobs(ctx context.Context, name string, n int64) (bool,
 
 // spillTarget makes spill table name the one new plain jobs go to ("": the
 // hot table), for every row in one statement.
-func (e executor) spillTarget(ctx context.Context, name string) error {
+func (e upkeep) spillTarget(ctx context.Context, name string) error {
 	if _, err := e.q.Exec(ctx, `UPDATE skiplock_hot_spill SET target = (name = $1)`, name); err != nil {
 		return fmt.Errorf("spill target: %w", err)
 	}
@@ -269,7 +269,7 @@ func (e executor) spillTarget(ctx context.Context, name string) error {
 // hot table when there is none) and truncates it, or drops it; done is
 // false when its lock was not had, and the table then waits spillRetry:
 // while the emptying waits for the lock, every claim waits behind it.
-func (e executor) spillEmpty(ctx context.Context, name string, drop bool, limits driver.SpillLimits) (moved int64, done bool, err error) {
+func (e upkeep) spillEmpty(ctx context.Context, name string, drop bool, limits driver.SpillLimits) (moved int64, done bool, err error) {
 	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, $2, $3)`, name, drop, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
 		return 0, false, fmt.Errorf("empty spill table %s: %w", name, err)
 	}
@@ -282,7 +282,7 @@ func (e executor) spillEmpty(ctx context.Context, name string, drop bool, limits
 	return moved, done, nil
 }
 
-func (e executor) spillTables(ctx context.Context) ([]spillTable, error) {
+func (e upkeep) spillTables(ctx context.Context) ([]spillTable, error) {
 	rows, err := e.q.Query(ctx, spillTables)
 	if isUndefinedTable(err) {
 		// A schema from before migration 025: no spill tables, and no
@@ -304,7 +304,7 @@ func (e executor) spillTables(ctx context.Context) ([]spillTable, error) {
 	return out, rows.Err()
 }
 
-func (e executor) spillOpen(ctx context.Context, limits driver.SpillLimits, out driver.Spill) (driver.Spill, error) {
+func (e upkeep) spillOpen(ctx context.Context, limits driver.SpillLimits, out driver.Spill) (driver.Spill, error) {
 	var name *string
 	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_open($1)`, limits.LockWait.Milliseconds()).Scan(&name); err != nil {
 		return out, fmt.Errorf("open a spill table: %w", err)
@@ -323,7 +323,7 @@ func (e executor) spillOpen(ctx context.Context, limits driver.SpillLimits, out 
 
 // holderEverySecond answers the hot table's holder (hotTableHolder), read
 // at most once a second; the caller holds e.vac.mu.
-func (e executor) holderEverySecond(ctx context.Context) (string, error) {
+func (e upkeep) holderEverySecond(ctx context.Context) (string, error) {
 	if time.Since(e.vac.holderAt) < time.Second {
 		return e.vac.holder, nil
 	}
@@ -337,7 +337,7 @@ func (e executor) holderEverySecond(ctx context.Context) (string, error) {
 
 // spillMerge sends new jobs back to the hot table and, limits.Grace later,
 // moves the spill tables' jobs there and drops them, one a look.
-func (e executor) spillMerge(ctx context.Context, limits driver.SpillLimits, tables []spillTable, out driver.Spill) (driver.Spill, error) {
+func (e upkeep) spillMerge(ctx context.Context, limits driver.SpillLimits, tables []spillTable, out driver.Spill) (driver.Spill, error) {
 	if out.Target != "" {
 		if err := e.spillTarget(ctx, ""); err != nil {
 			return out, err
@@ -384,7 +384,7 @@ const (
 
 // spillWait keeps spill table name from being looked at again for d (0:
 // look at it at the next look).
-func (e executor) spillWait(name string, d time.Duration) {
+func (e upkeep) spillWait(name string, d time.Duration) {
 	e.vac.mu.Lock()
 	defer e.vac.mu.Unlock()
 	if d <= 0 {
@@ -398,7 +398,7 @@ func (e executor) spillWait(name string, d time.Duration) {
 }
 
 // spillWaiting says whether spill table name is still to wait (spillWait).
-func (e executor) spillWaiting(name string) bool {
+func (e upkeep) spillWaiting(name string) bool {
 	e.vac.mu.Lock()
 	defer e.vac.mu.Unlock()
 	return time.Now().Before(e.vac.notBefore[name])

@@ -2,6 +2,7 @@ package pgdriver_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -524,5 +525,36 @@ func TestSQLEnqueueSpillMigrationGoesDown(t *testing.T) {
 	}
 	if again := source(); again != up {
 		t.Fatalf("up again made skiplock_enqueue\n%s", again)
+	}
+}
+
+// TestHotTableUpkeepIsTheDrivers: the hot table's upkeep keeps its state on
+// the driver; an executor of a transaction, the driver's own or a caller's,
+// has no upkeep to call (driver.As answers ErrUnsupported), so none runs
+// without that state.
+func TestHotTableUpkeepIsTheDrivers(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	if !driver.Supports[driver.HotTableStore](d) {
+		t.Fatal("the driver has no hot-table upkeep")
+	}
+	tx, err := d.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	pgxTx, err := d.Pool().Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = pgxTx.Rollback(context.Background()) }()
+	callers, err := d.UnwrapTx(pgxTx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, e := range map[string]driver.Executor{"Begin": tx, "UnwrapTx": callers} {
+		if _, err := driver.As[driver.HotTableStore](e); !errors.Is(err, driver.ErrUnsupported) {
+			t.Errorf("%s: the transaction's executor as a HotTableStore: %v, want ErrUnsupported", name, err)
+		}
 	}
 }

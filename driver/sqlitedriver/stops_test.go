@@ -117,7 +117,7 @@ func TestChildHolder(t *testing.T) {
 		return errors.Join(cause, err)
 	}))
 	c, err := skiplock.NewClient(d, &skiplock.Config{Queues: map[string]skiplock.QueueConfig{"default": {}},
-		Workers: ws, FetchPollInterval: 50 * time.Millisecond, Lease: time.Hour, HeartbeatInterval: time.Hour})
+		Workers: ws, FetchPollInterval: 50 * time.Millisecond, Lease: 2 * time.Hour, HeartbeatInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

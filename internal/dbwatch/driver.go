@@ -1,8 +1,9 @@
 package dbwatch
 
+//go:generate go run ./gen -driver ../../driver -out forward_gen.go
+
 import (
 	"context"
-	"time"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -92,10 +93,11 @@ func (t *executorTx) Commit(ctx context.Context) error {
 
 func (t *executorTx) Rollback(ctx context.Context) error { return t.w.classify(t.tx.Rollback(ctx)) }
 
-// executor watches the statements of driver.Executor and of every optional
-// store (driver.Full, checked below): an optional store's method the watch
-// lacks does not compile, and one the driver lacks answers
-// driver.ErrUnsupported.
+// executor watches the statements of every store of package driver: one
+// forwarder for each method (forward_gen.go, written by `go generate` from
+// the stores' declarations) runs it, classifies its error and records a
+// write's outcome. A method of an optional store that the driver lacks
+// answers driver.ErrUnsupported.
 type executor struct {
 	driver.Executor
 	w  *watch
@@ -105,147 +107,45 @@ type executor struct {
 func (e executor) read(err error) error  { return e.w.classify(err) }
 func (e executor) write(err error) error { return e.w.write(e.tx, err) }
 
-func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams) ([]driver.InsertResult, error) {
-	r, err := e.Executor.JobInsertMany(ctx, jobs)
-	return r, e.write(err)
-}
-
-func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
-	r, err := e.Executor.JobInsertFast(ctx, jobs)
-	return r, e.write(err)
-}
-
-func (e executor) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.Job, error) {
-	r, err := e.Executor.JobClaim(ctx, p)
-	return r, e.write(err)
-}
-
-func (e executor) JobInsertStart(ctx context.Context, job *driver.InsertParams, start driver.StartParams) (*driver.Job, error) {
-	r, err := e.Executor.JobInsertStart(ctx, job, start)
-	return r, e.write(err)
-}
-
-func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([]driver.HeartbeatResult, error) {
-	r, err := e.Executor.JobHeartbeat(ctx, p)
-	return r, e.write(err)
-}
-
-func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
-	r, err := e.Executor.JobCompleteMany(ctx, jobs)
-	return r, e.write(err)
-}
-
-func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*driver.Job, error) {
-	r, err := e.Executor.JobComplete(ctx, p)
-	return r, e.write(err)
-}
-
-func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
-	r, err := e.Executor.JobProgress(ctx, p)
-	return r, e.write(err)
-}
-
-func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
-	r, err := e.Executor.JobGet(ctx, id)
-	return r, e.read(err)
-}
-
-func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
+// call0, call1 and call2 run a statement of the optional store S on the
+// watched executor and pass its error through outcome (read or write).
+func call0[S any](e executor, outcome func(error) error, run func(S) error) error {
+	st, err := driver.As[S](e.Executor)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	r, err := st.JobList(ctx, p)
-	return r, e.read(err)
+	return outcome(run(st))
 }
 
-func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
+func call1[S, R any](e executor, outcome func(error) error, run func(S) (R, error)) (R, error) {
+	st, err := driver.As[S](e.Executor)
 	if err != nil {
-		return nil, err
+		var zero R
+		return zero, err
 	}
-	r, err := st.JobCancel(ctx, id)
-	return r, e.write(err)
+	r, err := run(st)
+	return r, outcome(err)
 }
 
-func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
+func call2[S, R1, R2 any](e executor, outcome func(error) error, run func(S) (R1, R2, error)) (R1, R2, error) {
+	st, err := driver.As[S](e.Executor)
 	if err != nil {
-		return nil, err
+		var zero1 R1
+		var zero2 R2
+		return zero1, zero2, err
 	}
-	r, err := st.JobRetry(ctx, id)
-	return r, e.write(err)
+	r1, r2, err := run(st)
+	return r1, r2, outcome(err)
 }
 
-func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.JobPause(ctx, id)
-	return r, e.write(err)
-}
+// UnwrapExecutor is the watched executor: driver.As looks through the
+// watch, which has every optional store, to the ones the driver has.
+func (e executor) UnwrapExecutor() driver.Executor { return e.Executor }
 
-func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
-	st, err := driver.As[driver.AdminStore](e.Executor)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.JobResume(ctx, id)
-	return r, e.write(err)
-}
-
-func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (driver.RescueResult, error) {
-	r, err := e.Executor.JobRescue(ctx, limit, since)
-	return r, e.write(err)
-}
-
-func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*driver.Job, error) {
-	st, err := driver.As[driver.StatsStore](e.Executor)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.JobChangedSince(ctx, since, limit)
-	return r, e.read(err)
-}
-
-func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
-	st, err := driver.As[driver.StatsStore](e.Executor)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.JobStats(ctx)
-	return r, e.read(err)
-}
-
-func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
-	st, err := driver.As[driver.StatsStore](e.Executor)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.JobActivity(ctx, since, bucket)
-	return r, e.read(err)
-}
-
-func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time.Time) (driver.PromoteResult, error) {
-	r, err := e.Executor.JobPromoteScheduled(ctx, limit, since)
-	return r, e.write(err)
-}
-
-func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64, error) {
-	st, err := driver.As[driver.BulkStore](e.Executor)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.JobSelect(ctx, p)
-	return r, e.read(err)
-}
-
-func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
-	st, err := driver.As[driver.BulkStore](e.Executor)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.JobDeleteArchived(ctx, ids)
-	return r, e.write(err)
-}
+var _ interface {
+	driver.Full
+	driver.HotTableStore
+	driver.FlowStore
+	driver.FailStore
+	driver.CompleteClaimStore
+} = executor{}

@@ -1,6 +1,10 @@
 // Package maintenance holds the background services a client runs: the
-// leader elector, and under its leadership the rescuer, the scheduler and
-// the archive partitioner. Each has a RunOnce that tests call directly.
+// leader elector (elector.go), and under its leadership the rescuer, the
+// scheduler, the partitioner, the vacuumer, the key pruner, the flow
+// sweeper, the janitor (janitor.go, janitor_plan.go, janitor_delete.go,
+// janitor_fold.go; its policy in retention.go), the periodic enqueuer and
+// the schedule enqueuer. Each has a Run loop and a RunOnce that tests call
+// directly.
 package maintenance
 
 import (

@@ -15,7 +15,7 @@ import (
 // a burst, or while a transaction held open elsewhere keeps vacuum from
 // removing anything.
 type Vacuumer struct {
-	Store driver.ArchiveStore
+	Store driver.HotTableStore
 	// Interval is how often the table is looked at (default 250 ms).
 	Interval time.Duration
 	// DeadRows is how many dead rows make a vacuum worth it (default 100).
