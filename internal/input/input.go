@@ -6,7 +6,10 @@
 // field at fault.
 package input
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Bounds of a job's fields, so that no input reaches the database's own
 // limits (index row size, integer range) and fails there.
@@ -21,7 +24,19 @@ const (
 	MaxLeaseSeconds  = 7 * 24 * 3600
 	MaxMessageBytes  = 64 << 10
 	MaxProgressBytes = 4 << 10
+	// MaxAttempt is the largest attempt a job holds: PostgreSQL stores it
+	// in an integer column (int4).
+	MaxAttempt = math.MaxInt32
 )
+
+// Attempt checks the attempt a worker's report names: the claimed job's,
+// counted from 1, within the column that stores it.
+func Attempt(field string, attempt int) error {
+	if attempt < 1 || attempt > MaxAttempt {
+		return invalid(field, "must be between 1 and %d (the claimed job's attempt), got %d", MaxAttempt, attempt)
+	}
+	return nil
+}
 
 // Error is bad input: Field names it ("payload.a", "jobs[3].priority"),
 // TooLarge tells an input over its size limit.
