@@ -127,7 +127,7 @@ func (c *Completer) isAbandoned() bool { return c.abandon.Err() != nil }
 // completed: none when it gave up. A batch Stop abandoned is not told.
 func (c *Completer) flush(batch []driver.CompleteParams) {
 	var ids []int64
-	err := c.Retry(func(ctx context.Context) (err error) {
+	err := c.Retry(context.Background(), func(ctx context.Context) (err error) {
 		ids, err = c.exec.JobCompleteMany(ctx, batch)
 		return err
 	}, func(try int, err error) {
@@ -152,14 +152,15 @@ var ErrAbandoned = errors.New("completer stopped before the write was stored")
 // backoff (50 ms doubling to 5 s), at most Tries times: the leases of the
 // jobs it reports on keep them safe meanwhile, and giving up would only
 // leave them to run again once their leases end. failed hears each try
-// that failed. An answer of the fence (the job is no longer held, or gone)
-// is final and answered at once. Once Stop abandons the queue it answers
-// ErrAbandoned, even for a try that succeeded meanwhile.
-func (c *Completer) Retry(write func(ctx context.Context) error, failed func(try int, err error)) error {
+// that failed; the end of ctx ends the tries (not one under way). An
+// answer of the fence (the job is no longer held, or gone) is final and
+// answered at once. Once Stop abandons the queue it answers ErrAbandoned,
+// even for a try that succeeded meanwhile.
+func (c *Completer) Retry(ctx context.Context, write func(ctx context.Context) error, failed func(try int, err error)) error {
 	wait := 50 * time.Millisecond
 	for try := 1; ; try++ {
-		ctx, cancel := context.WithTimeout(c.abandon, 30*time.Second)
-		err := write(ctx)
+		tryCtx, cancel := context.WithTimeout(c.abandon, 30*time.Second)
+		err := write(tryCtx)
 		cancel()
 		switch {
 		case c.isAbandoned():
@@ -168,12 +169,14 @@ func (c *Completer) Retry(write func(ctx context.Context) error, failed func(try
 			return err
 		}
 		failed(try, err)
-		if try >= Tries {
+		if try >= Tries || ctx.Err() != nil {
 			return err
 		}
 		select {
 		case <-c.abandon.Done():
 			return ErrAbandoned
+		case <-ctx.Done():
+			return err
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 5*time.Second)
