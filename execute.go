@@ -10,6 +10,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/outcome"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // execute works one claimed job and records its outcome.
@@ -132,11 +133,11 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		c.wakeIfPending(j)
 		return
 	}
-	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: err.Error(),
+	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: input.Storable(err.Error()),
 		At: time.Now().UTC(), Retryable: !IsPermanent(err) && !errors.Is(err, ErrCancelled) && run.row.Attempt <= run.row.MaxRetries}
 	var pe *PanicError
 	if errors.As(err, &pe) {
-		entry.Stack = pe.Stack
+		entry.Stack = input.Storable(pe.Stack)
 	}
 	p := driver.FailParams{HeldJob: run.held(), Error: entry}
 	if entry.Retryable {

@@ -126,3 +126,37 @@ func TestStopWhileFailureReportRetries(t *testing.T) {
 	}
 	goleak.VerifyNone(t, ignore)
 }
+
+// A worker's error whose text holds a NUL (which PostgreSQL stores in no
+// text or JSON) is recorded at once, the NUL replaced by U+FFFD, not
+// retried in vain until the job's lease runs out.
+func TestFailureMessageWithNUL(t *testing.T) {
+	t.Parallel()
+	for name, open := range lifecycleDrivers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			drv := open(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			client := lifecycleClient(t, drv, func(context.Context, *skiplock.Job[sleepArgs]) error {
+				return skiplock.Permanent(errors.New("upstream said \x00no"))
+			})
+			if err := client.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = client.Stop(context.Background()) }()
+			res, err := client.Insert(ctx, sleepArgs{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			testwait.Until(t, 20*time.Second, "the failure recorded", func() bool {
+				j, err := client.JobGet(ctx, res.Job.ID)
+				return err == nil && j.State == skiplock.StateFailed
+			})
+			j, err := client.JobGet(ctx, res.Job.ID)
+			if err != nil || len(j.Errors) != 1 || j.Errors[0].Message != "permanent: upstream said \uFFFDno" {
+				t.Fatalf("recorded %+v, %v", j, err)
+			}
+		})
+	}
+}

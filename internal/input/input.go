@@ -9,6 +9,7 @@ package input
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Bounds of a job's fields, so that no input reaches the database's own
@@ -60,4 +61,12 @@ func invalid(field, format string, args ...any) *Error {
 // TooLargeError is an input over its size limit.
 func TooLargeError(field, format string, args ...any) *Error {
 	return &Error{Field: field, Message: fmt.Sprintf(format, args...), TooLarge: true}
+}
+
+// Storable answers text that Skiplock records of its own accord (a
+// worker's error message, a panic's stack), which no caller can be asked
+// to mend, with each NUL replaced by U+FFFD: PostgreSQL stores no NUL in
+// text or JSON.
+func Storable(s string) string {
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
