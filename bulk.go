@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // BulkAction is what JobsBulk does to the jobs its filter picks.
@@ -136,6 +137,9 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 	if f.OlderThan < 0 {
 		return driver.SelectParams{}, invalid("older_than", "must not be negative")
 	}
+	if err := f.checkTexts(); err != nil {
+		return driver.SelectParams{}, err
+	}
 	if p.BatchSize < 0 || p.BatchSize > 10000 {
 		return driver.SelectParams{}, invalid("batch_size", "must be between 1 and 10000, got %d", p.BatchSize)
 	}
@@ -156,6 +160,26 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 		sel.Before = time.Now().Add(-f.OlderThan)
 	}
 	return sel, nil
+}
+
+// checkTexts refuses a kind, queue or tenant no job can have and no
+// database compares (a NUL, invalid UTF-8), as a listing's filters do
+// (input.CheckText): PostgreSQL would refuse it as a failure of its own.
+func (f BulkFilter) checkTexts() error {
+	for i, k := range f.Kinds {
+		if err := input.CheckText(fmt.Sprintf("kind[%d]", i), k, input.MaxKeyBytes); err != nil {
+			return inputError(err)
+		}
+	}
+	for i, q := range f.Queues {
+		if err := input.CheckText(fmt.Sprintf("queue[%d]", i), q, input.MaxKeyBytes); err != nil {
+			return inputError(err)
+		}
+	}
+	if f.Tenant != nil {
+		return inputError(input.CheckText("tenant", *f.Tenant, input.MaxNameBytes))
+	}
+	return nil
 }
 
 func stateList(states []JobState) string {

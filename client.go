@@ -51,6 +51,11 @@ type Client struct {
 	started   bool
 	producers atomic.Pointer[map[string]*producer]
 	completer *completer.Completer
+	// outcomes ends the retries of failure reports (writeOutcome): Stop
+	// ends it when its context ends or stopFlushBound after it began, as
+	// it bounds the completions' flush.
+	outcomes       context.Context
+	giveUpOutcomes context.CancelFunc
 	// stopFetch ends claiming; stopAll ends the services after the drain.
 	stopFetch, stopAll              context.CancelFunc
 	releaseListener                 func()
@@ -123,6 +128,7 @@ func (c *Client) Start(ctx context.Context) error {
 	c.stopFetch, c.stopAll = stopFetch, stopAll
 	c.completer = completer.New(c.driver, completer.Config{BatchSize: c.config.CompleterBatchSize,
 		OnFlushed: c.flushed, Logger: c.log})
+	c.outcomes, c.giveUpOutcomes = context.WithCancel(context.Background())
 	c.completer.Start()
 	producers := map[string]*producer{}
 	for name, qc := range c.config.Queues {
@@ -197,10 +203,16 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	if cancelJobs {
 		c.running.cancelAll(ErrStopping)
 	}
+	// Failure reports retried while the database is down hold their jobs
+	// (and so the drain): bounded as the completions' flush is.
+	giveUp := time.AfterFunc(stopFlushBound, c.giveUpOutcomes)
+	defer giveUp.Stop()
+	defer context.AfterFunc(ctx, c.giveUpOutcomes)()
+	defer c.giveUpOutcomes()
 	err := c.drain(ctx)
 	// Bounded by ctx too: with the database down, the completions would
 	// hold Stop for ever; unflushed jobs run again after their leases.
-	flushCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	flushCtx, cancel := context.WithTimeout(ctx, stopFlushBound)
 	defer cancel()
 	if ferr := c.completer.Stop(flushCtx); ferr != nil && err == nil {
 		err = fmt.Errorf("skiplock: stop: flush completions: %w", ferr)
@@ -216,6 +228,10 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	c.log.Info("client stopped")
 	return err
 }
+
+// stopFlushBound bounds how long Stop tries to store the outcomes of jobs
+// (completions, failures) that the database does not take.
+const stopFlushBound = 30 * time.Second
 
 // drain waits for the running jobs until ctx ends, then cancels them and
 // gives them a few seconds to hand their jobs back.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/outcome"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // execute works one claimed job and records its outcome.
@@ -118,11 +119,13 @@ func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 // good when it is permanent or out of retries.
 func (c *Client) recordFailure(run *runningJob, err error) {
 	defer c.running.remove(run.row.ID, run.row.Attempt)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	var snooze *SnoozeError
 	if errors.As(err, &snooze) {
-		j, serr := outcome.SnoozeJob(ctx, c.driver, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
+		var j *JobRow
+		serr := c.writeOutcome(run, "snoozed", func(ctx context.Context) (err error) {
+			j, err = outcome.SnoozeJob(ctx, c.driver, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
+			return err
+		})
 		c.logOutcome(run, "snoozed", serr)
 		if serr == nil {
 			c.events.emitJob(EventJobSnoozed, j, "", nil)
@@ -130,11 +133,11 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		c.wakeIfPending(j)
 		return
 	}
-	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: err.Error(),
+	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: input.Storable(err.Error()),
 		At: time.Now().UTC(), Retryable: !IsPermanent(err) && !errors.Is(err, ErrCancelled) && run.row.Attempt <= run.row.MaxRetries}
 	var pe *PanicError
 	if errors.As(err, &pe) {
-		entry.Stack = pe.Stack
+		entry.Stack = input.Storable(pe.Stack)
 	}
 	p := driver.FailParams{HeldJob: run.held(), Error: entry}
 	if entry.Retryable {
@@ -145,7 +148,11 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		at := time.Now().Add(backoff(run.row.Attempt - 1))
 		p.RetryAt = &at
 	}
-	j, ferr := outcome.FailJob(ctx, c.driver, p)
+	var j *JobRow
+	ferr := c.writeOutcome(run, "failed", func(ctx context.Context) (err error) {
+		j, err = outcome.FailJob(ctx, c.driver, p)
+		return err
+	})
 	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
 	if ferr == nil {
 		c.events.emitJob(outcomeEvent(j), j, "", err)
@@ -154,6 +161,22 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		c.handleError(j, run.row, err)
 	}
 	c.wakeIfPending(j)
+}
+
+// writeOutcome writes an attempt's outcome with the retries of the
+// completions (completer.Retry): a database down for a while does not
+// leave a job running until its lease ends while its worker is alive.
+// Stop bounds the retries (c.outcomes). A client never started (Drain,
+// WorkJob) tries once, as it completes.
+func (c *Client) writeOutcome(run *runningJob, what string, write func(context.Context) error) error {
+	if c.completer == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return write(ctx)
+	}
+	return c.completer.Retry(c.outcomes, write, func(try int, err error) {
+		c.log.Warn("job "+what+": not recorded yet, trying again", jobAttr(run.row), "try", try, "record_error", err)
+	})
 }
 
 // handleError gives a failed attempt to Config.ErrorHandler, with the job

@@ -189,7 +189,7 @@ func (c *Client) HandBack(ctx context.Context, jobs []*JobRow) error {
 // without a read; otherwise the job must be running under that worker and
 // its current attempt joins the fence.
 func (c *Client) held(ctx context.Context, id int64, workerID string, attempt int) (driver.HeldJob, error) {
-	if err := checkAttempt(attempt); err != nil {
+	if err := checkAttempt("attempt", attempt); err != nil {
 		return driver.HeldJob{}, err
 	}
 	if attempt > 0 {
@@ -205,13 +205,13 @@ func (c *Client) held(ctx context.Context, id int64, workerID string, attempt in
 	return driver.HeldJob{ID: id, Attempt: j.Attempt, WorkerID: workerID}, nil
 }
 
-// checkAttempt checks a report's attempt: 0 when not given, else the
-// claimed job's (claims count from 1).
-func checkAttempt(attempt int) error {
-	if attempt < 0 {
-		return invalid("attempt", "must be at least 1, got %d", attempt)
+// checkAttempt checks a report's attempt, field naming it: 0 when not
+// given, else the claimed job's (input.Attempt).
+func checkAttempt(field string, attempt int) error {
+	if attempt == 0 {
+		return nil
 	}
-	return nil
+	return inputError(input.Attempt(field, attempt))
 }
 
 // refused explains a report the fence refused: an unknown job is not

@@ -101,12 +101,13 @@ func checkCompleteMany(field, workerID string, items []CompleteManyItem) error {
 	}
 	seen := make(map[int64]int, len(items))
 	for i, it := range items {
-		switch {
-		case it.ID < 1:
+		if it.ID < 1 {
 			return invalid(fmt.Sprintf("%s[%d].id", field, i), "must be a positive job id, got %d", it.ID)
-		case it.Attempt < 0:
-			return invalid(fmt.Sprintf("%s[%d].attempt", field, i), "must be at least 1, got %d", it.Attempt)
-		case len(it.Result) > 0 && !json.Valid(it.Result):
+		}
+		if err := checkAttempt(fmt.Sprintf("%s[%d].attempt", field, i), it.Attempt); err != nil {
+			return err
+		}
+		if len(it.Result) > 0 && !json.Valid(it.Result) {
 			return invalid(fmt.Sprintf("%s[%d].result", field, i), "must be valid JSON")
 		}
 		if j, dup := seen[it.ID]; dup {

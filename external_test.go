@@ -97,6 +97,47 @@ func TestExternalReportAttemptInput(t *testing.T) {
 	})
 }
 
+// TestExternalReportAttemptBeyondInt4: an attempt no job can have (past
+// the int4 the database stores it in) is a *ValidationError naming the
+// field on every report, before the database: the job is left as it was.
+func TestExternalReportAttemptBeyondInt4(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, b *wfBundle) {
+		c := b.client(t, false, nil)
+		j := b.insert(t, c, taskArgs{Name: "a"}, nil)
+		other := b.insert(t, c, taskArgs{Name: "b"}, nil)
+		if got, err := c.Claim(b.ctx, skiplock.ClaimParams{Queue: "default", WorkerID: "w", Max: 1}); err != nil || len(got) != 1 || got[0].ID != j.ID {
+			t.Fatalf("claim: %v, %v", got, err)
+		}
+		pct := 50
+		for _, attempt := range []int{1 << 31, 1<<32 + 1, -1 << 31} {
+			bad := []skiplock.CompleteManyItem{{ID: other.ID}, {ID: j.ID, Attempt: attempt, Result: json.RawMessage(`1`)}}
+			_, hbErr := c.Heartbeat(b.ctx, j.ID, skiplock.HeartbeatParams{WorkerID: "w", Attempt: attempt, Progress: &pct})
+			_, _, doneErr := c.Complete(b.ctx, j.ID, skiplock.CompleteParams{WorkerID: "w", Attempt: attempt, Result: json.RawMessage(`1`)})
+			_, failErr := c.Fail(b.ctx, j.ID, skiplock.FailParams{WorkerID: "w", Attempt: attempt, Message: "m"})
+			_, manyErr := c.CompleteMany(b.ctx, "w", bad)
+			_, claimed, claimErr := c.CompleteAndClaim(b.ctx, bad, skiplock.ClaimParams{Queue: "default", WorkerID: "w", Max: 1})
+			for _, e := range []struct {
+				err   error
+				field string
+			}{{hbErr, "attempt"}, {doneErr, "attempt"}, {failErr, "attempt"}, {manyErr, "jobs[1].attempt"}, {claimErr, "complete[1].attempt"}} {
+				var ve *skiplock.ValidationError
+				if !errors.As(e.err, &ve) || ve.Field != e.field {
+					t.Errorf("attempt %d: %v, want a *ValidationError naming %s", attempt, e.err, e.field)
+				}
+			}
+			if len(claimed) != 0 {
+				t.Fatalf("a claim with a refused report claimed %v", claimed)
+			}
+		}
+		if got := b.job(t, j.ID); got.State != skiplock.StateRunning || got.Attempt != 1 || got.Progress != 0 || got.Result != nil || len(got.Errors) != 0 {
+			t.Fatalf("refused reports changed the job: %+v", got)
+		}
+		if got := b.job(t, other.ID); got.State != skiplock.StatePending {
+			t.Fatalf("refused reports changed the other job: %+v", got)
+		}
+	})
+}
+
 func wantLost(t *testing.T, what string, err error) {
 	t.Helper()
 	if !errors.Is(err, skiplock.ErrLeaseLost) {

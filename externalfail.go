@@ -82,7 +82,7 @@ func (c *Client) failFenced(ctx context.Context, fs driver.FailStore, id int64, 
 
 // failRead reads the job, then runs driver/outcome in a transaction.
 func (c *Client) failRead(ctx context.Context, id int64, p FailParams) (*JobRow, error) {
-	if err := checkAttempt(p.Attempt); err != nil {
+	if err := checkAttempt("attempt", p.Attempt); err != nil {
 		return nil, err
 	}
 	row, err := c.driver.JobGet(ctx, id)

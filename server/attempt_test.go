@@ -124,3 +124,40 @@ func TestReportAttemptInput(t *testing.T) {
 		}
 	})
 }
+
+// An attempt past what the database holds (int4 on PostgreSQL) is bad
+// input naming the field on every report, single or batch, not the
+// database's failure: a client that retries 5xx would retry it for ever.
+// Nothing is reported and nothing claimed.
+func TestReportAttemptBeyondInt4(t *testing.T) {
+	eachDB(t, func(t *testing.T, db database) {
+		b := setup(t, db, nil)
+		j := must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"k"}`), 201).job()
+		must(t, b.do(t, "POST", "/v1/queues/default/claim", "", `{"worker_id":"w"}`), 200)
+		other := id(must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"k"}`), 201).job())
+		ok := fmt.Sprintf(`{"id":%d,"attempt":1}`, id(j))
+		for _, attempt := range []string{"2147483648", "4294967297", "9223372036854775807", "-2147483649"} {
+			bad := fmt.Sprintf(`{"id":%d,"attempt":%s,"result":{"n":1}}`, id(j), attempt)
+			for _, c := range []struct{ path, body, field string }{
+				{fmt.Sprintf("/v1/jobs/%d/heartbeat", id(j)), `{"worker_id":"w","progress":50,"attempt":` + attempt + `}`, "attempt"},
+				{fmt.Sprintf("/v1/jobs/%d/complete", id(j)), `{"worker_id":"w","result":{"n":1},"attempt":` + attempt + `}`, "attempt"},
+				{fmt.Sprintf("/v1/jobs/%d/fail", id(j)), `{"worker_id":"w","error":{"type":"t","message":"m"},"attempt":` + attempt + `}`, "attempt"},
+				{"/v1/jobs/complete", `{"worker_id":"w","jobs":[` + bad + `]}`, "jobs[0].attempt"},
+				{"/v1/jobs/complete", fmt.Sprintf(`{"worker_id":"w","jobs":[{"id":%d},%s]}`, other, bad), "jobs[1].attempt"},
+				{"/v1/queues/default/claim", `{"worker_id":"w","complete":[` + ok + `,` + strings.Replace(bad, fmt.Sprint(id(j)), fmt.Sprint(other), 1) + `]}`, "complete[1].attempt"},
+			} {
+				a := must(t, b.do(t, "POST", c.path, "", c.body), http.StatusBadRequest)
+				if code, field := a.errCode(); code != "invalid_argument" || field != c.field {
+					t.Errorf("%s %s: %s, want invalid_argument naming %s", c.path, c.body, a.raw, c.field)
+				}
+			}
+		}
+		if got := fencedJob(t, b, id(j)); got["state"] != "running" || got["attempt"] != 1.0 || got["progress"] != 0.0 ||
+			got["result"] != nil || len(got["errors"].([]any)) != 0 {
+			t.Fatalf("refused reports changed the job: %v", got)
+		}
+		if got := fencedJob(t, b, other); got["state"] != "pending" {
+			t.Fatalf("a claim with a refused report claimed: %v", got)
+		}
+	})
+}

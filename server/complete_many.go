@@ -103,16 +103,13 @@ func (s *Server) parseReports(field string, jobs []completeManyItem) ([]skiplock
 			return nil, badRequest(at+".id", "must be a positive job id, got %d", *j.ID)
 		}
 		items[i].ID = *j.ID
-		if j.Attempt != nil {
-			if *j.Attempt < 1 {
-				return nil, badRequest(at+".attempt", "must be at least 1 (the claimed job's attempt), got %d", *j.Attempt)
-			}
-			items[i].Attempt = *j.Attempt
+		var err error
+		if items[i].Attempt, err = reportAttempt(at+".attempt", j.Attempt); err != nil {
+			return nil, err
 		}
 		if int64(len(j.Result)) > s.cfg.MaxPayloadBytes {
 			return nil, tooLarge(at+".result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 		}
-		var err error
 		if items[i].Result, err = input.CleanJSON(at+".result", j.Result); err != nil {
 			return nil, err
 		}

@@ -11,19 +11,27 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/pgtest"
 	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
 // FuzzRouter sends requests made of a fuzzed route, method, path segment,
-// query, body and credentials to the server on a SQLite file: no input may
-// answer 5xx (a panic answers 500), and after a write every listing must
-// still answer 200. As a plain test it runs the seed corpus in
-// testdata/fuzz/FuzzRouter.
+// query, body and credentials to a server on a SQLite file and to one on
+// PostgreSQL (each database refuses its own inputs: an int4 overflow, a
+// NUL in text): no input may answer 5xx (a panic answers 500), and after
+// a write every listing must still answer 200. As a plain test it runs the
+// seed corpus in testdata/fuzz/FuzzRouter.
 func FuzzRouter(f *testing.F) {
-	b := setupClient(f, sqlitetest.New(f), &skiplock.Config{}, nil)
-	tokens := []string{createToken(f, b.drv, "admin", ""), createToken(f, b.drv, "worker", "t1"),
-		createToken(f, b.drv, "producer", "t1")}
-	routes := b.srv.Routes()
+	pg, _ := pgtest.Schema(f)
+	var targets []fuzzTarget
+	var routes []string
+	for _, drv := range []driver.Driver{sqlitetest.New(f), pg} {
+		b := setupClient(f, drv, &skiplock.Config{}, nil)
+		targets = append(targets, fuzzTarget{name: drv.Name(), h: b.srv.Handler(), tokens: []string{
+			createToken(f, b.drv, "admin", ""), createToken(f, b.drv, "worker", "t1"), createToken(f, b.drv, "producer", "t1")}})
+		routes = b.srv.Routes() // the same on each
+	}
 	for _, r := range routes {
 		f.Add(r, "", "1", "", []byte(`{}`), uint8(0), "")
 	}
@@ -37,32 +45,48 @@ func FuzzRouter(f *testing.F) {
 		if query != "" {
 			path += "?" + query
 		}
-		req, err := http.NewRequest(m, "http://skiplock.test"+path, bytes.NewReader(body))
-		if err != nil {
-			return // not a request a client could send
-		}
-		switch auth % 4 {
-		case 0, 1, 2:
-			req.Header.Set("Authorization", "Bearer "+tokens[auth%4])
-		case 3:
-			if header != "" {
-				req.Header.Set("Authorization", header)
-			}
-		}
-		status, raw, cancelled := serve(b.srv.Handler(), req)
-		if status >= 500 && !cancelled {
-			t.Fatalf("%s %s %q: %d %s", m, path, body, status, raw)
-		}
-		if status >= 200 && status < 300 && m != http.MethodGet {
-			for _, list := range []string{"/v1/jobs?limit=20", "/v1/schedules", "/v1/queues", "/v1/stats"} {
-				check, _ := http.NewRequest("GET", "http://skiplock.test"+list, nil)
-				check.Header.Set("Authorization", "Bearer "+tokens[0])
-				if st, out, c := serve(b.srv.Handler(), check); st != 200 && !c {
-					t.Fatalf("after %s %s %q: GET %s answers %d %s", m, path, body, list, st, out)
-				}
-			}
+		for _, tg := range targets {
+			tg.send(t, m, path, body, auth, header)
 		}
 	})
+}
+
+// fuzzTarget is a server FuzzRouter sends each input to, with its tokens:
+// admin, a tenant's worker, a tenant's producer.
+type fuzzTarget struct {
+	name   string
+	h      http.Handler
+	tokens []string
+}
+
+// send sends one fuzzed request: no answer may be 5xx, and after a write
+// that succeeded every listing must still answer 200.
+func (tg fuzzTarget) send(t *testing.T, m, path string, body []byte, auth uint8, header string) {
+	req, err := http.NewRequest(m, "http://skiplock.test"+path, bytes.NewReader(body))
+	if err != nil {
+		return // not a request a client could send
+	}
+	switch auth % 4 {
+	case 0, 1, 2:
+		req.Header.Set("Authorization", "Bearer "+tg.tokens[auth%4])
+	case 3:
+		if header != "" {
+			req.Header.Set("Authorization", header)
+		}
+	}
+	status, raw, cancelled := serve(tg.h, req)
+	if status >= 500 && !cancelled {
+		t.Fatalf("%s: %s %s %q: %d %s", tg.name, m, path, body, status, raw)
+	}
+	if status >= 200 && status < 300 && m != http.MethodGet {
+		for _, list := range []string{"/v1/jobs?limit=20", "/v1/schedules", "/v1/queues", "/v1/stats"} {
+			check, _ := http.NewRequest("GET", "http://skiplock.test"+list, nil)
+			check.Header.Set("Authorization", "Bearer "+tg.tokens[0])
+			if st, out, c := serve(tg.h, check); st != 200 && !c {
+				t.Fatalf("%s: after %s %s %q: GET %s answers %d %s", tg.name, m, path, body, list, st, out)
+			}
+		}
+	}
 }
 
 // pickRoute answers the route named by s, or one chosen by its bytes.

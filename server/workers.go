@@ -191,18 +191,26 @@ func (s *Server) heldJob(r *http.Request, p *principal, workerID string, attempt
 	if err := input.CheckText("worker_id", workerID, input.MaxNameBytes); err != nil {
 		return 0, 0, err
 	}
-	if attempt != nil && *attempt < 1 {
-		return 0, 0, badRequest("attempt", "must be at least 1 (the claimed job's attempt), got %d", *attempt)
+	n, err := reportAttempt("attempt", attempt)
+	if err != nil {
+		return 0, 0, err
 	}
 	if p.scoped {
 		if _, err := s.visibleJob(r.Context(), id, p); err != nil {
 			return 0, 0, err
 		}
 	}
+	return id, n, nil
+}
+
+// reportAttempt reads the attempt a report names, field naming it: 0 when
+// not given, else one the database can hold (input.Attempt), refused
+// before anything is read or written.
+func reportAttempt(field string, attempt *int) (int, error) {
 	if attempt == nil {
-		return id, 0, nil
+		return 0, nil
 	}
-	return id, *attempt, nil
+	return *attempt, input.Attempt(field, *attempt)
 }
 
 func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal) error {

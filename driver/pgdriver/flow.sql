@@ -1,11 +1,13 @@
 -- name: JobClaimFlow
 -- JobClaim honouring flow keys (docs/flow-control.md). A pending job whose
 -- concurrency key had no free slot, or whose rate key had no token, when
--- the statement began is skipped, not locked. Of the jobs it locks, a job
--- takes a free slot of its concurrency key (FOR UPDATE SKIP LOCKED: a slot
--- is never shared) and a token of its rate key (the bucket row locked, its
--- tokens read and spent in its newest version); a job that gets neither
--- stays pending with its attempt unspent. @scan bounds the jobs read.
+-- the statement began (statement_timestamp(), not the transaction's start)
+-- is skipped, not locked. Of the jobs it locks, a job takes a free slot of
+-- its concurrency key (FOR UPDATE SKIP LOCKED: a slot is never shared) and
+-- a token of its rate key (the bucket row locked, its tokens read and
+-- spent in its newest version, refilled up to the claim's clock); a job
+-- that gets neither stays pending with its attempt unspent. @scan bounds
+-- the jobs read.
 WITH cand AS (
     SELECT j.id, j.concurrency_key AS ck, j.rate_key AS rk, (10 - j.priority) AS r, j.run_at
     FROM skiplock_jobs j
@@ -20,7 +22,7 @@ WITH cand AS (
                       OFFSET 0))
       AND (j.rate_key IS NULL
            OR EXISTS (SELECT 1 FROM skiplock_flow_buckets b WHERE b.key = j.rate_key
-                      AND least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) >= 1
+                      AND least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM statement_timestamp() - b.refilled_at))) >= 1
                       OFFSET 0))
     ORDER BY (10 - j.priority), j.run_at, j.id
     LIMIT @scan
@@ -33,7 +35,7 @@ WITH cand AS (
     -- number of its jobs met) and tokens.
     SELECT k.key, k.rated,
            CASE WHEN k.rated
-                THEN (SELECT least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))
+                THEN (SELECT least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM statement_timestamp() - b.refilled_at)))
                       FROM skiplock_flow_buckets b WHERE b.key = k.key)
                 ELSE (SELECT count(*) FROM (SELECT 1 FROM skiplock_flow_slots s
                                             WHERE s.key = k.key AND s.slot > 0 AND s.job_id IS NULL LIMIT k.wanted) f)
@@ -75,15 +77,24 @@ WITH cand AS (
     SELECT l.id, l.rk, l.r, l.run_at FROM locked l
     WHERE l.ck IS NULL OR l.id = ANY(ARRAY(SELECT job_id FROM slots))
 ), buckets AS (
-    SELECT b.key, floor(least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at)))) AS avail
+    SELECT b.key, b.tokens, b.rate, b.burst, b.refilled_at
     FROM skiplock_flow_buckets b
     WHERE b.key = ANY(ARRAY(SELECT DISTINCT rk FROM slotted WHERE rk IS NOT NULL))
     FOR UPDATE SKIP LOCKED
+), clock AS MATERIALIZED (
+    -- The claim's one time, read once every slot and bucket it takes is
+    -- locked (counting the buckets reads them all): the buckets refill up
+    -- to it and the jobs start at it, so that the jobs' started_at prove
+    -- the rate (the transaction's now() may be long past) and follow the
+    -- finish of the job that last held a slot.
+    SELECT clock_timestamp() AS t FROM (SELECT count(*) FROM buckets) held
 ), chosen AS (
     SELECT x.id, x.rk
     FROM (SELECT s.*, row_number() OVER (PARTITION BY s.rk ORDER BY s.r, s.run_at, s.id) AS n FROM slotted s) x
     LEFT JOIN buckets b ON b.key = x.rk
-    WHERE x.rk IS NULL OR x.n <= b.avail
+    CROSS JOIN clock c
+    WHERE x.rk IS NULL
+       OR x.n <= floor(least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM c.t - b.refilled_at))))
 ), take AS (
     UPDATE skiplock_flow_slots s SET job_id = t.job_id, taken_at = now()
     FROM (SELECT key, slot, job_id FROM slots WHERE job_id = ANY(ARRAY(SELECT id FROM chosen))) t
@@ -91,16 +102,14 @@ WITH cand AS (
     RETURNING s.slot
 ), spend AS (
     UPDATE skiplock_flow_buckets b
-    SET tokens = least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM now() - b.refilled_at))) - n.n,
-        refilled_at = greatest(b.refilled_at, now())
-    FROM (SELECT rk, count(*) AS n FROM chosen WHERE rk IS NOT NULL GROUP BY rk) n
+    SET tokens = least(b.burst, b.tokens + b.rate * greatest(0, extract(epoch FROM c.t - b.refilled_at))) - n.n,
+        refilled_at = greatest(b.refilled_at, c.t)
+    FROM (SELECT rk, count(*) AS n FROM chosen WHERE rk IS NOT NULL GROUP BY rk) n, clock c
     WHERE b.key = n.rk
     RETURNING b.key
 )
--- started_at is the clock's time, not the transaction's: after the slot
--- was freed, so that a key's jobs' own records show them one after another.
 UPDATE skiplock_jobs j
-SET state = 'running', attempt = j.attempt + 1, worker_id = @worker_id, started_at = clock_timestamp(), heartbeat_at = now(),
+SET state = 'running', attempt = j.attempt + 1, worker_id = @worker_id, started_at = (SELECT t FROM clock), heartbeat_at = now(),
     updated_at = now(),
     lease_until = now() + make_interval(secs => coalesce((@leases::float8[])[array_position(@lease_kinds::text[], j.kind)], @default_lease::float8))
 WHERE j.id = ANY(ARRAY(SELECT id FROM chosen))

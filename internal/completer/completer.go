@@ -4,6 +4,7 @@ package completer
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -122,36 +123,67 @@ func (c *Completer) run() {
 
 func (c *Completer) isAbandoned() bool { return c.abandon.Err() != nil }
 
-// flush retries with backoff until the batch commits: leases keep the jobs
-// safe meanwhile, and giving up would only make them run again. It gives up
-// at once when Stop abandons the queue.
+// flush writes a batch with Retry, and tells OnFlushed which jobs it
+// completed: none when it gave up. A batch Stop abandoned is not told.
 func (c *Completer) flush(batch []driver.CompleteParams) {
+	var ids []int64
+	err := c.Retry(context.Background(), func(ctx context.Context) (err error) {
+		ids, err = c.exec.JobCompleteMany(ctx, batch)
+		return err
+	}, func(try int, err error) {
+		c.cfg.Logger.Error("flush completions", "jobs", len(batch), "attempt", try, "error", err)
+	})
+	if errors.Is(err, ErrAbandoned) || c.cfg.OnFlushed == nil {
+		return
+	}
+	if err != nil {
+		ids = nil
+	}
+	c.cfg.OnFlushed(batch, ids)
+}
+
+// Tries is how many times Retry tries a write before it gives up.
+const Tries = 20
+
+// ErrAbandoned answers a write that Stop gave up on.
+var ErrAbandoned = errors.New("completer stopped before the write was stored")
+
+// Retry runs write, each try bounded by 30 s, until it succeeds, with
+// backoff (50 ms doubling to 5 s), at most Tries times: the leases of the
+// jobs it reports on keep them safe meanwhile, and giving up would only
+// leave them to run again once their leases end. failed hears each try
+// that failed; the end of ctx ends the tries (not one under way). An
+// answer of the fence (the job is no longer held, or gone) is final and
+// answered at once. Once Stop abandons the queue it answers ErrAbandoned,
+// even for a try that succeeded meanwhile.
+func (c *Completer) Retry(ctx context.Context, write func(ctx context.Context) error, failed func(try int, err error)) error {
 	wait := 50 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(c.abandon, 30*time.Second)
-		ids, err := c.exec.JobCompleteMany(ctx, batch)
+	for try := 1; ; try++ {
+		tryCtx, cancel := context.WithTimeout(c.abandon, 30*time.Second)
+		err := write(tryCtx)
 		cancel()
-		if c.isAbandoned() {
-			return
+		switch {
+		case c.isAbandoned():
+			return ErrAbandoned
+		case err == nil || isFenced(err):
+			return err
 		}
-		if err == nil {
-			if c.cfg.OnFlushed != nil {
-				c.cfg.OnFlushed(batch, ids)
-			}
-			return
-		}
-		c.cfg.Logger.Error("flush completions", "jobs", len(batch), "attempt", attempt, "error", err)
-		if attempt >= 20 {
-			if c.cfg.OnFlushed != nil {
-				c.cfg.OnFlushed(batch, nil)
-			}
-			return
+		failed(try, err)
+		if try >= Tries || ctx.Err() != nil {
+			return err
 		}
 		select {
 		case <-c.abandon.Done():
-			return
+			return ErrAbandoned
+		case <-ctx.Done():
+			return err
 		case <-time.After(wait):
 		}
 		wait = min(wait*2, 5*time.Second)
 	}
+}
+
+// isFenced tells the fence's answer, which no retry changes.
+func isFenced(err error) bool {
+	return errors.Is(err, driver.ErrLeaseLost) || errors.Is(err, driver.ErrNotFound) || errors.Is(err, driver.ErrWrongState)
 }

@@ -6,7 +6,11 @@
 // field at fault.
 package input
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"strings"
+)
 
 // Bounds of a job's fields, so that no input reaches the database's own
 // limits (index row size, integer range) and fails there.
@@ -21,7 +25,19 @@ const (
 	MaxLeaseSeconds  = 7 * 24 * 3600
 	MaxMessageBytes  = 64 << 10
 	MaxProgressBytes = 4 << 10
+	// MaxAttempt is the largest attempt a job holds: PostgreSQL stores it
+	// in an integer column (int4).
+	MaxAttempt = math.MaxInt32
 )
+
+// Attempt checks the attempt a worker's report names: the claimed job's,
+// counted from 1, within the column that stores it.
+func Attempt(field string, attempt int) error {
+	if attempt < 1 || attempt > MaxAttempt {
+		return invalid(field, "must be between 1 and %d (the claimed job's attempt), got %d", MaxAttempt, attempt)
+	}
+	return nil
+}
 
 // Error is bad input: Field names it ("payload.a", "jobs[3].priority"),
 // TooLarge tells an input over its size limit.
@@ -45,4 +61,12 @@ func invalid(field, format string, args ...any) *Error {
 // TooLargeError is an input over its size limit.
 func TooLargeError(field, format string, args ...any) *Error {
 	return &Error{Field: field, Message: fmt.Sprintf(format, args...), TooLarge: true}
+}
+
+// Storable answers text that Skiplock records of its own accord (a
+// worker's error message, a panic's stack), which no caller can be asked
+// to mend, with each NUL replaced by U+FFFD: PostgreSQL stores no NUL in
+// text or JSON.
+func Storable(s string) string {
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
