@@ -1,0 +1,350 @@
+"""Worker: runs handlers by kind on N threads, claiming jobs in batches
+with a long poll, heartbeating, and reporting in batches."""
+import logging
+import os
+import queue as _queue
+import signal
+import socket
+import threading
+import time
+import uuid
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from ._heartbeats import Heartbeater
+from ._reporter import Backoff, Reporter
+from ._transport import Connection, abort
+from .client import Client
+from .context import (JobCancelled, JobContext, JobInterrupted, JobPaused, LeaseLost, Permanent, RetryIn,
+                      Snooze, WorkerShutdown)
+from .errors import APIError, SkiplockError, is_transient
+from .jobs import Job
+
+Handler = Callable[[JobContext], Any]
+
+# The job fields a claim asks for: what JobContext offers, a tenth of a whole job.
+CLAIM_FIELDS = ("kind", "op", "queue", "tenant", "payload", "metadata", "tags", "max_retries",
+                "started_at", "lease_until", "checkpoint", "workflow_id", "stage")
+
+DEFAULT_LEASE = 300.0  # the server's default lease, when a claim answers no lease_until
+
+
+class Worker:
+    """Runs the jobs of one queue with the handlers registered by kind.
+
+    ``concurrency`` jobs run at once, each on its own thread. A claim asks
+    for as many jobs as there are free threads (at most ``claim_max``), so
+    every job claimed starts at once and a stopping worker holds no job it
+    has not started. ``lease_seconds`` is the lease asked for (default:
+    each kind's lease on the server); heartbeats go at a third of it.
+    ``backoff(attempt) -> seconds`` sets the wait before the retry of a
+    failed attempt (default: the server's backoff). ``shutdown_timeout``
+    is how long stop() lets running jobs finish; ``report_timeout`` how
+    long a stopping worker keeps sending reports the server does not take.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        queue: str = "default",
+        *,
+        concurrency: int = 10,
+        worker_id: Optional[str] = None,
+        lease_seconds: Optional[float] = None,
+        claim_max: int = 1000,
+        wait_seconds: float = 30.0,
+        backoff: Optional[Callable[[int], float]] = None,
+        shutdown_timeout: float = 30.0,
+        report_timeout: float = 30.0,
+        report_interval: float = 0.05,
+        report_batch: int = 1000,
+        logger: Optional[logging.Logger] = None,
+    ) -> None:
+        for name, v, lo, hi in (("concurrency", concurrency, 1, 10000), ("claim_max", claim_max, 1, 1000),
+                                ("wait_seconds", wait_seconds, 0, 60), ("report_batch", report_batch, 1, 1000)):
+            if not lo <= v <= hi:
+                raise ValueError(f"{name}: must be from {lo} to {hi}, got {v}")
+        if lease_seconds is not None and lease_seconds < 1:
+            raise ValueError(f"lease_seconds: must be at least 1, got {lease_seconds}")
+        self.client = client
+        self.queue = queue
+        self.concurrency = concurrency
+        self.worker_id = worker_id or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        self.lease_seconds = lease_seconds
+        self.claim_max = claim_max
+        self.wait_seconds = wait_seconds
+        self.backoff = backoff
+        self.shutdown_timeout = shutdown_timeout
+        self.report_timeout = report_timeout
+        self.log: logging.Logger = logger or client.log
+        self._handlers: Dict[str, Handler] = {}
+        self._reporter = Reporter(client, self.worker_id, self.log, report_interval, report_batch)
+        self._beats = Heartbeater(self)
+        self._cond = threading.Condition()
+        self._running: Dict[int, JobContext] = {}
+        self._jobs: "_queue.Queue[Optional[JobContext]]" = _queue.Queue()
+        self._stopping = threading.Event()
+        self._done = threading.Event()
+        self._claim_conn: Optional[Connection] = None
+        self._thread: Optional[threading.Thread] = None
+        self._error: Optional[BaseException] = None
+        self.started_jobs = 0
+
+    # Handlers.
+
+    def handle(self, kind: str, fn: Optional[Handler] = None) -> Any:
+        """Register fn for kind: ``worker.handle("email", send)`` or as a
+        decorator, ``@worker.handle("email")``. fn(job: JobContext) returns
+        the job's result (any JSON value) or raises."""
+        if fn is None:
+            def deco(f: Handler) -> Handler:
+                self.handle(kind, f)
+                return f
+            return deco
+        if not kind:
+            raise ValueError("kind: must not be empty")
+        self._handlers[kind] = fn
+        return fn
+
+    # Lifecycle. Shutdown order (stop, then _shutdown): stop claiming and
+    # abandon a claim in flight (the server gives its jobs back, attempt
+    # unspent); let running jobs finish until shutdown_timeout; interrupt
+    # the rest with WorkerShutdown and hand them back (failed as retryable,
+    # retry in 0 s); send every report left; end the threads.
+
+    def run(self, handle_signals: bool = True) -> None:
+        """Run until stop() (or SIGTERM/SIGINT, when handle_signals and
+        called from the main thread), then drain and return. Raises the
+        error that stopped the worker, if one did (a refused claim: a bad
+        token, a wrong queue)."""
+        old: Dict[signal.Signals, Any] = {}
+        if handle_signals and threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                old[sig] = signal.signal(sig, self._on_signal)
+        try:
+            self.start()
+            while not self._done.wait(0.2):
+                pass
+        finally:
+            for sig, h in old.items():
+                signal.signal(sig, h)
+        if self._error is not None:
+            raise self._error
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        self.log.info("stopping on signal", extra={"signal": signum, "worker_id": self.worker_id})
+        self.stop()
+
+    def start(self) -> None:
+        """Start the worker's threads and return; stop() and join() end it."""
+        if not self._handlers:
+            raise ValueError("no handlers: register one with handle(kind, fn)")
+        if self._thread is not None:
+            raise RuntimeError("worker already started")
+        for i in range(self.concurrency):
+            threading.Thread(target=self._execute, name=f"skiplock-job-{i}", daemon=True).start()
+        self._reporter.start()
+        self._beats.start()
+        self._thread = threading.Thread(target=self._main, name="skiplock-claim", daemon=True)
+        self._thread.start()
+        self.log.info("worker started", extra={"worker_id": self.worker_id, "queue": self.queue,
+                                               "kinds": sorted(self._handlers), "concurrency": self.concurrency})
+
+    def stop(self) -> None:
+        """Ask the worker to stop (safe from any thread, a handler or a
+        signal handler, and to call twice); join() waits for the drain."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        with self._cond:
+            self._cond.notify_all()
+        conn = self._claim_conn
+        if conn is not None:
+            abort(conn)
+
+    def join(self, timeout: Optional[float] = None) -> bool:
+        """Wait until the worker has drained and stopped; True when it has."""
+        return self._done.wait(timeout)
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping.is_set()
+
+    def running(self) -> List[JobContext]:
+        with self._cond:
+            return list(self._running.values())
+
+    @property
+    def completed(self) -> int:
+        """Jobs whose completion the server took."""
+        return self._reporter.completed
+
+    def _main(self) -> None:
+        try:
+            self._claim_loop()
+        except BaseException as e:  # a refused claim: stop, drain, and let run() raise it
+            self._error = e
+            self.log.error("worker stops: claim refused", extra={"worker_id": self.worker_id, "error": str(e)})
+            self._stopping.set()
+        finally:
+            self._shutdown()
+            self._done.set()
+
+    # Claims.
+
+    def _claim_loop(self) -> None:
+        backoff = Backoff()
+        kinds = sorted(self._handlers)
+        while not self._stopping.is_set():
+            n = self._wait_free()
+            if n == 0:
+                continue
+            carried = self._reporter.take(1000)
+            conn = self._claim_conn = self.client.transport.new_connection()
+            try:
+                claim = self.client.claim(self.queue, self.worker_id, max=n, lease_seconds=self.lease_seconds,
+                                          wait_seconds=self.wait_seconds, kinds=kinds, fields=CLAIM_FIELDS,
+                                          complete=carried, conn=conn)
+            except APIError as e:
+                self._reporter.settle(carried, None)
+                if is_transient(e):
+                    self._pause(backoff, e)
+                    continue
+                if carried:  # perhaps a result the server refuses: the reporter sorts it out
+                    continue
+                raise
+            except SkiplockError as e:
+                self._reporter.settle(carried, None)
+                if not self._stopping.is_set():
+                    self._pause(backoff, e)
+                continue
+            finally:
+                self._claim_conn = None
+                conn.close()
+            backoff.reset()
+            self._reporter.settle(carried, claim.completed)
+            for job in claim.jobs:
+                self._dispatch(job)
+
+    def _wait_free(self) -> int:
+        """Wait for a free thread, then a moment for more (jobs of one batch
+        end together), and answer how many are free."""
+        with self._cond:
+            while self.concurrency - len(self._running) == 0 and not self._stopping.is_set():
+                self._cond.wait()
+            deadline = time.monotonic() + 0.01
+            while (len(self._running) > 0 and not self._stopping.is_set()
+                   and time.monotonic() < deadline):
+                self._cond.wait(max(0.0, deadline - time.monotonic()))
+            if self._stopping.is_set():
+                return 0
+            return min(self.claim_max, self.concurrency - len(self._running))
+
+    def _pause(self, backoff: Backoff, err: BaseException) -> None:
+        d = backoff.next()
+        self.log.warning("claim failed; retrying", extra={"worker_id": self.worker_id, "error": str(err),
+                                                          "retry_in": round(d, 3)})
+        self._stopping.wait(d)
+
+    def _dispatch(self, job: Job) -> None:
+        lease = self.lease_seconds
+        if lease is None:
+            lease = DEFAULT_LEASE
+            if job.lease_until is not None and job.started_at is not None:
+                lease = max(1.0, (job.lease_until - job.started_at).total_seconds())
+        ctx = JobContext(job, self, lease)
+        with self._cond:
+            self._running[job.id] = ctx
+        self.started_jobs += 1
+        self._jobs.put(ctx)
+
+    # Jobs.
+
+    def _execute(self) -> None:
+        while True:
+            ctx = self._jobs.get()
+            if ctx is None:
+                return
+            try:
+                self._run_one(ctx)
+            finally:
+                with self._cond:
+                    self._running.pop(ctx.id, None)
+                    self._cond.notify_all()
+
+    def _run_one(self, ctx: JobContext) -> None:
+        fn = self._handlers.get(ctx.kind)
+        try:
+            if fn is None:
+                raise Permanent(f"no handler for kind {ctx.kind!r}", type="unknown_kind")
+            result = fn(ctx)
+        except BaseException as e:  # every outcome is a report; KeyboardInterrupt too is the job's failure
+            self._report_error(ctx, e)
+            if not isinstance(e, Exception):
+                raise
+            return
+        if ctx.reason == LeaseLost.reason or ctx.reported:
+            self.log.warning("job finished after its lease was lost; not reported", extra=self._f(ctx))
+            return
+        ctx.reported = True
+        self._reporter.complete(ctx.id, ctx.attempt, result)
+
+    def _report_error(self, ctx: JobContext, e: BaseException) -> None:
+        if isinstance(e, LeaseLost) or ctx.reported:
+            self.log.warning("job stopped: its lease is lost", extra=self._f(ctx))
+            return
+        retryable, retry_in, etype = True, None, type(e).__name__
+        if isinstance(e, JobCancelled):
+            retryable, etype = False, "cancelled"
+        elif isinstance(e, JobPaused):
+            etype = "paused"
+        elif isinstance(e, WorkerShutdown):
+            retry_in, etype = 0.0, "worker_shutdown"
+        elif isinstance(e, Permanent):
+            retryable, etype = False, e.type
+        elif isinstance(e, Snooze):
+            retry_in, etype = e.delay, "snooze"
+        elif isinstance(e, RetryIn):
+            retry_in, etype = e.delay, e.type
+        elif self.backoff is not None:
+            retry_in = max(0.0, float(self.backoff(ctx.attempt)))
+        level = logging.INFO if isinstance(e, (JobInterrupted, Snooze)) else logging.WARNING
+        self.log.log(level, "job failed", extra={**self._f(ctx), "error": str(e), "retryable": retryable},
+                     exc_info=level == logging.WARNING and not isinstance(e, (Permanent, RetryIn)))
+        ctx.reported = True
+        message = str(e) or etype
+        self._reporter.fail(ctx.id, ctx.attempt, etype, message, retryable, retry_in)
+
+    def _beat(self, ctx: JobContext) -> None:
+        self._beats.beat(ctx)
+
+    def _f(self, ctx: JobContext) -> Dict[str, Any]:
+        return {"job_id": ctx.id, "kind": ctx.kind, "queue": self.queue, "attempt": ctx.attempt}
+
+    # Shutdown.
+
+    def _shutdown(self) -> None:
+        deadline = time.monotonic() + self.shutdown_timeout
+        with self._cond:
+            while self._running and time.monotonic() < deadline:
+                self._cond.wait(max(0.0, min(0.2, deadline - time.monotonic())))
+            late = list(self._running.values())
+        for ctx in late:
+            ctx.interrupt(WorkerShutdown)
+        if late:  # a moment for handlers that check to stop and report themselves
+            with self._cond:
+                grace = time.monotonic() + 1.0
+                while self._running and time.monotonic() < grace:
+                    self._cond.wait(0.05)
+                late = list(self._running.values())
+        for ctx in late:
+            if not ctx.reported:
+                ctx.reported = True
+                self.log.warning("job still running at the drain deadline; handed back", extra=self._f(ctx))
+                self._reporter.fail(ctx.id, ctx.attempt, "worker_shutdown", "the worker stopped before the job ended",
+                                    True, 0.0)
+        self._beats.stop()
+        self._reporter.close(time.monotonic() + self.report_timeout)
+        for _ in range(self.concurrency):
+            self._jobs.put(None)
+        self.log.info("worker stopped", extra={"worker_id": self.worker_id, "completed": self._reporter.completed,
+                                               "unfinished": len(late)})
