@@ -199,13 +199,16 @@ class Worker:
             if n == 0:
                 continue
             carried = self._reporter.take(1000)
-            conn = self._claim_conn = self.client.transport.new_connection()
+            if self._claim_conn is None:
+                self._claim_conn = self.client.transport.new_connection()
+            conn = self._claim_conn
             try:
                 claim = self.client.claim(self.queue, self.worker_id, max=n, lease_seconds=self.lease_seconds,
                                           wait_seconds=self.wait_seconds, kinds=kinds, fields=CLAIM_FIELDS,
                                           complete=carried, conn=conn)
             except APIError as e:
                 self._reporter.settle(carried, None)
+                self._drop_claim_conn()
                 if is_transient(e):
                     self._pause(backoff, e)
                     continue
@@ -214,16 +217,19 @@ class Worker:
                 raise
             except SkiplockError as e:
                 self._reporter.settle(carried, None)
+                self._drop_claim_conn()
                 if not self._stopping.is_set():
                     self._pause(backoff, e)
                 continue
-            finally:
-                self._claim_conn = None
-                conn.close()
             backoff.reset()
             self._reporter.settle(carried, claim.completed)
             for job in claim.jobs:
                 self._dispatch(job)
+
+    def _drop_claim_conn(self) -> None:
+        conn, self._claim_conn = self._claim_conn, None
+        if conn is not None:
+            conn.close()
 
     def _wait_free(self) -> int:
         """Wait for a free thread, then a moment for more (jobs of one batch
@@ -342,6 +348,7 @@ class Worker:
                 self.log.warning("job still running at the drain deadline; handed back", extra=self._f(ctx))
                 self._reporter.fail(ctx.id, ctx.attempt, "worker_shutdown", "the worker stopped before the job ended",
                                     True, 0.0)
+        self._drop_claim_conn()
         self._beats.stop()
         self._reporter.close(time.monotonic() + self.report_timeout)
         for _ in range(self.concurrency):
