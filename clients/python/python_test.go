@@ -92,7 +92,7 @@ var listeningRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
 // serve starts `skiplock serve` on url and answers its base URL.
 func serve(t *testing.T, url string) string {
 	t.Helper()
-	cmd := exec.Command(skiplockBinary(t), "serve", "--listen", "127.0.0.1:0", "--database-url", url, "--log-level", "warn")
+	cmd := exec.Command(skiplockBinary(t), "serve", "--listen", "127.0.0.1:0", "--database-url", url)
 	cmd.Dir = t.TempDir()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
