@@ -123,6 +123,11 @@ class JobContext:
         return self.job.attempt
 
     @property
+    def traceparent(self) -> Optional[str]:
+        """The W3C trace context the job was enqueued with, to continue its trace."""
+        return self.job.traceparent
+
+    @property
     def checkpoint(self) -> Any:
         """The checkpoint saved by this attempt, else by the one before (to resume from)."""
         with self._lock:

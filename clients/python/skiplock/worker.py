@@ -23,7 +23,7 @@ Handler = Callable[[JobContext], Any]
 
 # The job fields a claim asks for: what JobContext offers, a tenth of a whole job.
 CLAIM_FIELDS = ("kind", "op", "queue", "tenant", "payload", "metadata", "tags", "max_retries",
-                "started_at", "lease_until", "checkpoint", "workflow_id", "stage")
+                "started_at", "lease_until", "checkpoint", "workflow_id", "stage", "traceparent")
 
 DEFAULT_LEASE = 300.0  # the server's default lease, when a claim answers no lease_until
 

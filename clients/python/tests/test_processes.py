@@ -155,7 +155,8 @@ class ServerRestartTest(unittest.TestCase):
         ids = [j.id for j in c.enqueue_many([{"kind": "work", "payload": {"i": i}, "max_retries": 100}
                                              for i in range(total)])]
         runs: Dict[int, int] = collections.Counter()
-        w = skiplock.Worker(c, concurrency=16, lease_seconds=30, wait_seconds=1, report_interval=0.2)
+        # A short lease: the jobs of a claim whose answer the kill lost come back when it runs out.
+        w = skiplock.Worker(c, concurrency=16, lease_seconds=4, wait_seconds=1, report_interval=0.2)
 
         @w.handle("work")
         def work(job: skiplock.JobContext) -> Any:
