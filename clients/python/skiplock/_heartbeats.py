@@ -44,11 +44,12 @@ class Heartbeater:
                                     progress=progress, progress_message=message,
                                     checkpoint=checkpoint if send_checkpoint else None)
         except (Conflict, NotFound) as e:
-            w.log.warning("lease lost", extra={"job_id": ctx.id, "attempt": ctx.attempt, "error": e.message})
+            w.log.warning("job %d: lease lost: %s", ctx.id, e.message, extra={"job_id": ctx.id, "attempt": ctx.attempt, "error": e.message})
             ctx.interrupt(LeaseLost)
             return
         except SkiplockError as e:
-            w.log.warning("heartbeat failed", extra={"job_id": ctx.id, "error": str(e)})
+            w.log.warning("job %d: heartbeat failed: %s", ctx.id, e, extra={"job_id": ctx.id, "error": str(e)})
+            ctx.last_beat = time.monotonic() - ctx.lease / 3 + 1.0  # try again in a second
             return
         ctx.last_beat = time.monotonic()
         if send_checkpoint:

@@ -38,6 +38,7 @@ class Reporter:
         self._done: List[Dict[str, Any]] = []  # completions not yet sent
         self._resent: Set[int] = set()  # ids whose completion was sent once and may have landed
         self._since = 0.0
+        self._solo: List[Dict[str, Any]] = []  # completions a claim refused: sent on their own
         self._fails: List[Dict[str, Any]] = []
         self._busy = 0  # reports taken and not yet settled
         self._closing = False
@@ -76,14 +77,19 @@ class Reporter:
             self._busy += len(out)
             return out
 
-    def settle(self, sent: List[Dict[str, Any]], outcomes: Optional[Sequence[Report]]) -> None:
+    def settle(self, sent: List[Dict[str, Any]], outcomes: Optional[Sequence[Report]], solo: bool = False) -> None:
         """Record how the completions sent went; with outcomes None they were
-        not (or may not have been) stored and go back to be sent again."""
+        not (or may not have been) stored and go back to be sent again: by
+        the reporter itself when solo (a claim refused them), so that a bad
+        result does not hold back the claims."""
         with self._cond:
             self._busy -= len(sent)
             if outcomes is None:
                 self._resent.update(r["id"] for r in sent)
-                self._done[:0] = sent
+                if solo:
+                    self._solo.extend(sent)
+                else:
+                    self._done[:0] = sent
             self._cond.notify_all()
         if outcomes is not None:
             self._outcomes(outcomes)
@@ -98,11 +104,11 @@ class Reporter:
                 self.completed += 1  # the first send landed
             else:
                 self.refused += 1
-                self.log.warning("report refused", extra={"job_id": o.id, "code": o.code, "error": o.message})
+                self.log.warning("job %d: completion refused: %s", o.id, o.message, extra={"job_id": o.id, "code": o.code, "error": o.message})
 
     def pending(self) -> int:
         with self._cond:
-            return len(self._done) + len(self._fails) + self._busy
+            return len(self._done) + len(self._solo) + len(self._fails) + self._busy
 
     def close(self, deadline: float) -> None:
         """Send what is left, trying until deadline (monotonic), then end."""
@@ -116,15 +122,17 @@ class Reporter:
         while True:
             with self._cond:
                 while not self._ready():
-                    if self._closing and not self._done and not self._fails and not self._busy:
+                    if self._closing and not self._done and not self._solo and not self._fails and not self._busy:
                         return
                     wait = None
                     if self._done:
                         wait = max(0.0, self._since + self.interval - time.monotonic())
                     self._cond.wait(wait if wait is not None else 0.5)
                 fails, self._fails = self._fails, []
-                done = self._done[: self.batch]
-                self._done = self._done[self.batch:]
+                if self._solo:
+                    done, self._solo = self._solo[: self.batch], self._solo[self.batch:]
+                else:
+                    done, self._done = self._done[: self.batch], self._done[self.batch:]
                 self._busy += len(done) + len(fails)
             for f in fails:
                 self._send_fail(f)
@@ -132,7 +140,7 @@ class Reporter:
                 self._send_done(done)
 
     def _ready(self) -> bool:
-        if self._fails:
+        if self._fails or self._solo:
             return True
         if not self._done:
             return False
@@ -161,9 +169,9 @@ class Reporter:
             if self._gave_up():
                 with self._cond:
                     self._busy -= len(done)
-                self.log.error("completions not reported", extra={"job_ids": [r["id"] for r in done], "error": str(err)})
+                self.log.error("%d completions not reported, giving up: %s", len(done), err, extra={"job_ids": [r["id"] for r in done], "error": str(err)})
                 return
-            self.log.warning("completions not reported yet; retrying", extra={"jobs": len(done), "error": str(err)})
+            self.log.warning("%d completions not reported yet, retrying: %s", len(done), err, extra={"jobs": len(done), "error": str(err)})
             time.sleep(backoff.next())
 
     def _split(self, done: List[Dict[str, Any]], err: APIError) -> None:
@@ -176,7 +184,7 @@ class Reporter:
                 self._send_done([r])
             return
         r = done[0]
-        self.log.error("completion refused; failing the job", extra={"job_id": r["id"], "error": str(err)})
+        self.log.error("job %d: completion refused, failing the job: %s", r["id"], err, extra={"job_id": r["id"], "error": str(err)})
         with self._cond:
             self._busy += 1
         self._send_fail({"id": r["id"], "attempt": r["attempt"], "type": "result_refused",
@@ -193,13 +201,13 @@ class Reporter:
                     return
                 except Conflict as e:
                     self.refused += 1
-                    self.log.warning("failure report refused", extra={"job_id": f["id"], "error": e.message})
+                    self.log.warning("job %d: failure report refused: %s", f["id"], e.message, extra={"job_id": f["id"], "error": e.message})
                     return
                 except SkiplockError as e:
                     if not is_transient(e) or self._gave_up():
-                        self.log.error("failure not reported", extra={"job_id": f["id"], "error": str(e)})
+                        self.log.error("job %d: failure not reported: %s", f["id"], e, extra={"job_id": f["id"], "error": str(e)})
                         return
-                    self.log.warning("failure not reported yet; retrying", extra={"job_id": f["id"], "error": str(e)})
+                    self.log.warning("job %d: failure not reported yet, retrying: %s", f["id"], e, extra={"job_id": f["id"], "error": str(e)})
                 time.sleep(backoff.next())
         finally:
             with self._cond:

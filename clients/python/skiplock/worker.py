@@ -131,7 +131,7 @@ class Worker:
             raise self._error
 
     def _on_signal(self, signum: int, frame: Any) -> None:
-        self.log.info("stopping on signal", extra={"signal": signum, "worker_id": self.worker_id})
+        self.log.info("worker %s: stopping on signal %d", self.worker_id, signum, extra={"signal": signum, "worker_id": self.worker_id})
         self.stop()
 
     def start(self) -> None:
@@ -146,7 +146,7 @@ class Worker:
         self._beats.start()
         self._thread = threading.Thread(target=self._main, name="skiplock-claim", daemon=True)
         self._thread.start()
-        self.log.info("worker started", extra={"worker_id": self.worker_id, "queue": self.queue,
+        self.log.info("worker %s started on queue %s", self.worker_id, self.queue, extra={"worker_id": self.worker_id, "queue": self.queue,
                                                "kinds": sorted(self._handlers), "concurrency": self.concurrency})
 
     def stop(self) -> None:
@@ -183,7 +183,7 @@ class Worker:
             self._claim_loop()
         except BaseException as e:  # a refused claim: stop, drain, and let run() raise it
             self._error = e
-            self.log.error("worker stops: claim refused", extra={"worker_id": self.worker_id, "error": str(e)})
+            self.log.error("worker %s stops: claim refused: %s", self.worker_id, e, extra={"worker_id": self.worker_id, "error": str(e)})
             self._stopping.set()
         finally:
             self._shutdown()
@@ -207,12 +207,15 @@ class Worker:
                                           wait_seconds=self.wait_seconds, kinds=kinds, fields=CLAIM_FIELDS,
                                           complete=carried, conn=conn)
             except APIError as e:
-                self._reporter.settle(carried, None)
                 self._drop_claim_conn()
                 if is_transient(e):
+                    self._reporter.settle(carried, None)
                     self._pause(backoff, e)
                     continue
-                if carried:  # perhaps a result the server refuses: the reporter sorts it out
+                # Perhaps a result the server refuses: the reporter sends those
+                # on its own and sorts them out; the claim goes again without.
+                self._reporter.settle(carried, None, solo=True)
+                if carried:
                     continue
                 raise
             except SkiplockError as e:
@@ -247,7 +250,7 @@ class Worker:
 
     def _pause(self, backoff: Backoff, err: BaseException) -> None:
         d = backoff.next()
-        self.log.warning("claim failed; retrying", extra={"worker_id": self.worker_id, "error": str(err),
+        self.log.warning("claim failed, retrying in %.2fs: %s", d, err, extra={"worker_id": self.worker_id, "error": str(err),
                                                           "retry_in": round(d, 3)})
         self._stopping.wait(d)
 
@@ -283,20 +286,18 @@ class Worker:
             if fn is None:
                 raise Permanent(f"no handler for kind {ctx.kind!r}", type="unknown_kind")
             result = fn(ctx)
-        except BaseException as e:  # every outcome is a report; KeyboardInterrupt too is the job's failure
+        except BaseException as e:  # every outcome is a report, SystemExit in a handler too
             self._report_error(ctx, e)
-            if not isinstance(e, Exception):
-                raise
             return
         if ctx.reason == LeaseLost.reason or ctx.reported:
-            self.log.warning("job finished after its lease was lost; not reported", extra=self._f(ctx))
+            self.log.warning("job %d: finished after its lease was lost; not reported", ctx.id, extra=self._f(ctx))
             return
         ctx.reported = True
         self._reporter.complete(ctx.id, ctx.attempt, result)
 
     def _report_error(self, ctx: JobContext, e: BaseException) -> None:
         if isinstance(e, LeaseLost) or ctx.reported:
-            self.log.warning("job stopped: its lease is lost", extra=self._f(ctx))
+            self.log.warning("job %d: stopped, its lease is lost", ctx.id, extra=self._f(ctx))
             return
         retryable, retry_in, etype = True, None, type(e).__name__
         if isinstance(e, JobCancelled):
@@ -314,7 +315,7 @@ class Worker:
         elif self.backoff is not None:
             retry_in = max(0.0, float(self.backoff(ctx.attempt)))
         level = logging.INFO if isinstance(e, (JobInterrupted, Snooze)) else logging.WARNING
-        self.log.log(level, "job failed", extra={**self._f(ctx), "error": str(e), "retryable": retryable},
+        self.log.log(level, "job %d (%s) attempt %d failed: %s", ctx.id, ctx.kind, ctx.attempt, e, extra={**self._f(ctx), "error": str(e), "retryable": retryable},
                      exc_info=level == logging.WARNING and not isinstance(e, (Permanent, RetryIn)))
         ctx.reported = True
         message = str(e) or etype
@@ -345,7 +346,7 @@ class Worker:
         for ctx in late:
             if not ctx.reported:
                 ctx.reported = True
-                self.log.warning("job still running at the drain deadline; handed back", extra=self._f(ctx))
+                self.log.warning("job %d: still running at the drain deadline; handed back", ctx.id, extra=self._f(ctx))
                 self._reporter.fail(ctx.id, ctx.attempt, "worker_shutdown", "the worker stopped before the job ended",
                                     True, 0.0)
         self._drop_claim_conn()
@@ -353,5 +354,5 @@ class Worker:
         self._reporter.close(time.monotonic() + self.report_timeout)
         for _ in range(self.concurrency):
             self._jobs.put(None)
-        self.log.info("worker stopped", extra={"worker_id": self.worker_id, "completed": self._reporter.completed,
+        self.log.info("worker %s stopped", self.worker_id, extra={"worker_id": self.worker_id, "completed": self._reporter.completed,
                                                "unfinished": len(late)})

@@ -9,6 +9,11 @@ from typing import Any, Dict, List
 from tests.harness import WORKER_TOKEN, client, fresh, needs_server, skiplock, wait_for
 
 
+def state_in(c: skiplock.Client, jid: int, *states: str) -> Any:
+    j = c.get(jid)
+    return j if j.state in states else None
+
+
 @needs_server
 class WorkerTest(unittest.TestCase):
     def setUp(self) -> None:
@@ -132,6 +137,16 @@ class WorkerTest(unittest.TestCase):
         j = wait_for(lambda: (lambda j: j if j.state == "completed" else None)(self.c.get(jid)), 15, "completed")
         self.assertEqual(j.result["resumed_from"]["step"], j.checkpoint["step"] if j.checkpoint else j.result["resumed_from"]["step"])
         self.assertGreater(j.result["resumed_from"]["step"], 0)
+
+    def test_refused_result_fails_its_job_only(self) -> None:
+        w = self.worker(concurrency=4)
+        w.handle("r", lambda job: "x" * (1 << 20) if job.payload["big"] else "small")
+        jobs = self.c.enqueue_many([{"kind": "r", "queue": self.queue, "payload": {"big": i == 1}} for i in range(4)])
+        w.start()
+        done = [wait_for(lambda: state_in(self.c, j.id, "completed", "failed"), 30, f"job {j.id}") for j in jobs]
+        self.assertEqual([j.state for j in done], ["completed", "failed", "completed", "completed"])
+        self.assertEqual((done[1].errors[0]["type"], done[1].errors[0]["retryable"]), ("result_refused", False))
+        self.assertEqual(done[0].result, "small")
 
     def test_configuration_errors(self) -> None:
         with self.assertRaises(ValueError):
