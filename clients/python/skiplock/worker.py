@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 import uuid
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Set
 
 from ._heartbeats import Heartbeater
 from ._reporter import Backoff, Reporter
@@ -84,7 +84,12 @@ class Worker:
         self._jobs: "_queue.Queue[Optional[JobContext]]" = _queue.Queue()
         self._stopping = threading.Event()
         self._done = threading.Event()
-        self._claim_conn: Optional[Connection] = None
+        self._claim_conns: Set[Connection] = set()  # the claims in flight, to abandon on stop
+        self._reserved = 0  # threads kept for the jobs of the claims in flight
+        # Two claim loops, each asking for half the threads, so that one
+        # claim travels while the jobs of the other run.
+        self._claimers = min(2, concurrency)
+        self._share = -(-concurrency // self._claimers)
         self._thread: Optional[threading.Thread] = None
         self._error: Optional[BaseException] = None
         self.started_jobs = 0
@@ -157,8 +162,8 @@ class Worker:
         self._stopping.set()
         with self._cond:
             self._cond.notify_all()
-        conn = self._claim_conn
-        if conn is not None:
+            conns = list(self._claim_conns)
+        for conn in conns:
             abort(conn)
 
     def join(self, timeout: Optional[float] = None) -> bool:
@@ -179,74 +184,107 @@ class Worker:
         return self._reporter.completed
 
     def _main(self) -> None:
+        loops = [threading.Thread(target=self._claimer, name=f"skiplock-claim-{i}", daemon=True)
+                 for i in range(self._claimers)]
+        for t in loops:
+            t.start()
+        for t in loops:
+            t.join()
+        try:
+            self._shutdown()
+        finally:
+            self._done.set()
+
+    def _claimer(self) -> None:
         try:
             self._claim_loop()
         except BaseException as e:  # a refused claim: stop, drain, and let run() raise it
-            self._error = e
-            self.log.error("worker %s stops: claim refused: %s", self.worker_id, e, extra={"worker_id": self.worker_id, "error": str(e)})
-            self._stopping.set()
-        finally:
-            self._shutdown()
-            self._done.set()
+            if self._error is None:
+                self._error = e
+                self.log.error("worker %s stops: claim refused: %s", self.worker_id, e,
+                               extra={"worker_id": self.worker_id, "error": str(e)})
+            self.stop()
 
     # Claims.
 
     def _claim_loop(self) -> None:
         backoff = Backoff()
         kinds = sorted(self._handlers)
-        while not self._stopping.is_set():
-            n = self._wait_free()
-            if n == 0:
-                continue
-            carried = self._reporter.take(1000)
-            if self._claim_conn is None:
-                self._claim_conn = self.client.transport.new_connection()
-            conn = self._claim_conn
-            try:
-                claim = self.client.claim(self.queue, self.worker_id, max=n, lease_seconds=self.lease_seconds,
-                                          wait_seconds=self.wait_seconds, kinds=kinds, fields=CLAIM_FIELDS,
-                                          complete=carried, conn=conn)
-            except APIError as e:
-                self._drop_claim_conn()
-                if is_transient(e):
-                    self._reporter.settle(carried, None)
-                    self._pause(backoff, e)
-                    continue
-                # Perhaps a result the server refuses: the reporter sends those
-                # on its own and sorts them out; the claim goes again without.
-                self._reporter.settle(carried, None, solo=True)
-                if carried:
-                    continue
-                raise
-            except SkiplockError as e:
-                self._reporter.settle(carried, None)
-                self._drop_claim_conn()
-                if not self._stopping.is_set():
-                    self._pause(backoff, e)
-                continue
-            backoff.reset()
-            self._reporter.settle(carried, claim.completed)
-            for job in claim.jobs:
-                self._dispatch(job)
+        conn: Optional[Connection] = None
+        try:
+            while not self._stopping.is_set():
+                if conn is None:
+                    conn = self.client.transport.new_connection()
+                    with self._cond:
+                        self._claim_conns.add(conn)
+                if not self._claim_once(conn, kinds, backoff):
+                    with self._cond:
+                        self._claim_conns.discard(conn)
+                    conn.close()
+                    conn = None
+        finally:
+            if conn is not None:
+                with self._cond:
+                    self._claim_conns.discard(conn)
+                conn.close()
 
-    def _drop_claim_conn(self) -> None:
-        conn, self._claim_conn = self._claim_conn, None
-        if conn is not None:
-            conn.close()
+    def _claim_once(self, conn: Connection, kinds: List[str], backoff: Backoff) -> bool:
+        """One claim on conn, carrying the completions waiting; False when
+        the connection is to be dropped."""
+        n = self._wait_free()
+        if n == 0:
+            return True
+        carried = self._reporter.take(1000)
+        try:
+            claim = self.client.claim(self.queue, self.worker_id, max=n, lease_seconds=self.lease_seconds,
+                                      wait_seconds=self.wait_seconds, kinds=kinds, fields=CLAIM_FIELDS,
+                                      complete=carried, conn=conn)
+        except SkiplockError as e:
+            self._release(n)
+            self._claim_failed(e, carried, backoff)
+            return False
+        backoff.reset()
+        self._reporter.settle(carried, claim.completed)
+        for job in claim.jobs:
+            self._dispatch(job)
+        self._release(n)
+        return True
+
+    def _claim_failed(self, e: SkiplockError, carried: List[Dict[str, Any]], backoff: Backoff) -> None:
+        if isinstance(e, APIError) and not is_transient(e):
+            # Perhaps a result the server refuses: the reporter sends those
+            # on its own and sorts them out; the claim goes again without.
+            self._reporter.settle(carried, None, solo=True)
+            if carried:
+                return
+            raise e
+        self._reporter.settle(carried, None)
+        if not self._stopping.is_set():
+            self._pause(backoff, e)
+
+    def _free(self) -> int:
+        return self.concurrency - len(self._running) - self._reserved
 
     def _wait_free(self) -> int:
         """Wait for a free thread, then a moment for more (jobs of one batch
-        end together), and answer how many are free."""
+        end together), and keep them for a claim: answer how many."""
         with self._cond:
-            while self.concurrency - len(self._running) == 0 and not self._stopping.is_set():
+            while self._free() <= 0 and not self._stopping.is_set():
                 self._cond.wait()
             deadline = time.monotonic() + 0.01
-            while (len(self._running) > 0 and not self._stopping.is_set()
+            while (self._free() < self._share and len(self._running) > 0 and not self._stopping.is_set()
                    and time.monotonic() < deadline):
                 self._cond.wait(max(0.0, deadline - time.monotonic()))
             if self._stopping.is_set():
                 return 0
-            return min(self.claim_max, self.concurrency - len(self._running))
+            n = max(0, min(self.claim_max, self._share, self._free()))
+            self._reserved += n
+            return n
+
+    def _release(self, n: int) -> None:
+        with self._cond:
+            self._reserved -= n
+            self._cond.notify_all()
 
     def _pause(self, backoff: Backoff, err: BaseException) -> None:
         d = backoff.next()
@@ -349,7 +387,6 @@ class Worker:
                 self.log.warning("job %d: still running at the drain deadline; handed back", ctx.id, extra=self._f(ctx))
                 self._reporter.fail(ctx.id, ctx.attempt, "worker_shutdown", "the worker stopped before the job ended",
                                     True, 0.0)
-        self._drop_claim_conn()
         self._beats.stop()
         self._reporter.close(time.monotonic() + self.report_timeout)
         for _ in range(self.concurrency):
