@@ -7,8 +7,13 @@ package python_test
 import (
 	"bufio"
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"log"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,6 +154,26 @@ func token(t *testing.T, url string, args ...string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
+// tlsProxy serves base over HTTPS with a certificate of its own, and
+// answers the environment that tells the tests its URL and CA file.
+func tlsProxy(t *testing.T, base string) []string {
+	t.Helper()
+	u, err := neturl.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(httputil.NewSingleHostReverseProxy(u))
+	ts.Config.ErrorLog = log.New(io.Discard, "", 0) // the test's untrusted client fails its handshake
+	ts.StartTLS()
+	t.Cleanup(ts.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ts.Certificate().Raw})
+	if err := os.WriteFile(ca, pemBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"SKIPLOCK_TEST_TLS_SERVER=" + ts.URL, "SKIPLOCK_TEST_TLS_CA=" + ca}
+}
+
 // TestPythonClient runs `python3 -m unittest` in clients/python against a
 // server with tokens, and gives the tests what they need to start servers
 // of their own (the restart test).
@@ -159,15 +184,17 @@ func TestPythonClient(t *testing.T) {
 		t.Run(db.name, func(t *testing.T) {
 			t.Parallel()
 			url := db.url(t)
+			server := serve(t, url)
 			env := []string{
 				"SKIPLOCK_TEST_TOKEN=" + token(t, url, "--role", "admin"),
 				"SKIPLOCK_TEST_WORKER_TOKEN=" + token(t, url, "--role", "worker"),
 				"SKIPLOCK_TEST_TENANT_TOKEN=" + token(t, url, "--role", "producer", "--tenant", "acme"),
-				"SKIPLOCK_TEST_SERVER=" + serve(t, url),
+				"SKIPLOCK_TEST_SERVER=" + server,
 				"SKIPLOCK_TEST_BINARY=" + bin,
 				"SKIPLOCK_TEST_RESTART_DATABASE_URL=" + db.url(t),
 				"SKIPLOCK_TEST_TMP=" + t.TempDir(),
 			}
+			env = append(env, tlsProxy(t, server)...)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, py, "-m", "unittest", "discover", "-s", "tests", "-t", ".", "-v")

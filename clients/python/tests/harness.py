@@ -21,6 +21,8 @@ WORKER_TOKEN = os.environ.get("SKIPLOCK_TEST_WORKER_TOKEN") or None
 TENANT_TOKEN = os.environ.get("SKIPLOCK_TEST_TENANT_TOKEN") or None
 BINARY = os.environ.get("SKIPLOCK_TEST_BINARY", "")
 RESTART_DATABASE_URL = os.environ.get("SKIPLOCK_TEST_RESTART_DATABASE_URL", "")
+TLS_SERVER = os.environ.get("SKIPLOCK_TEST_TLS_SERVER", "")
+TLS_CA = os.environ.get("SKIPLOCK_TEST_TLS_CA", "")
 TMP = os.environ.get("SKIPLOCK_TEST_TMP") or "/tmp"
 
 needs_server = unittest.skipUnless(

@@ -1,9 +1,12 @@
 """Client against a real server: producers' and admins' calls, and errors."""
 import datetime as dt
 import socket
+import ssl
+import time
 import unittest
 
-from tests.harness import TENANT_TOKEN, WORKER_TOKEN, client, fresh, needs_server, skiplock
+from tests.harness import (TENANT_TOKEN, TLS_CA, TLS_SERVER, TOKEN, WORKER_TOKEN, client, fresh, needs_server,
+                           skiplock)
 
 
 @needs_server
@@ -63,6 +66,24 @@ class ClientTest(unittest.TestCase):
             skiplock.Client(f"http://127.0.0.1:{port}", timeout=2).get(1)
         with self.assertRaises(ValueError):
             skiplock.Client("ftp://example")
+
+    @unittest.skipUnless(TLS_SERVER and TLS_CA, "SKIPLOCK_TEST_TLS_SERVER and SKIPLOCK_TEST_TLS_CA not set")
+    def test_tls(self) -> None:
+        ctx = ssl.create_default_context(cafile=TLS_CA)
+        with skiplock.Client(TLS_SERVER, token=TOKEN, ssl_context=ctx) as tls:
+            self.assertEqual(tls.get(self.c.enqueue("x", queue=fresh("tls")).id).kind, "x")
+        with skiplock.Client(TLS_SERVER, token=TOKEN) as untrusted:  # the system's trust store
+            with self.assertRaises(skiplock.NetworkError):
+                untrusted.get(1)
+
+    def test_timeout(self) -> None:
+        with socket.socket() as s:  # accepts connections, never answers
+            s.bind(("127.0.0.1", 0))
+            s.listen(8)
+            began = time.monotonic()
+            with self.assertRaises(skiplock.NetworkError):
+                skiplock.Client(f"http://127.0.0.1:{s.getsockname()[1]}", timeout=0.5).get(1)
+            self.assertLess(time.monotonic() - began, 5)
 
     def test_tokens_and_tenants(self) -> None:
         with self.assertRaises(skiplock.Unauthenticated):
