@@ -95,16 +95,18 @@ class Reporter:
             self._outcomes(outcomes)
 
     def _outcomes(self, outcomes: Sequence[Report]) -> None:
-        for o in outcomes:
-            again = o.id in self._resent
-            self._resent.discard(o.id)
-            if o.ok:
-                self.completed += 1
-            elif again and o.code == "conflict" and "completed" in (o.message or ""):
-                self.completed += 1  # the first send landed
-            else:
-                self.refused += 1
-                self.log.warning("job %d: completion refused: %s", o.id, o.message, extra={"job_id": o.id, "code": o.code, "error": o.message})
+        refused = []
+        with self._cond:  # claim loops and the reporter's thread count here at once
+            for o in outcomes:
+                again = o.id in self._resent
+                self._resent.discard(o.id)
+                if o.ok or (again and o.code == "conflict" and "completed" in (o.message or "")):
+                    self.completed += 1  # (a send again finds its first send landed)
+                else:
+                    self.refused += 1
+                    refused.append(o)
+        for o in refused:
+            self.log.warning("job %d: completion refused: %s", o.id, o.message, extra={"job_id": o.id, "code": o.code, "error": o.message})
 
     def pending(self) -> int:
         with self._cond:
@@ -197,10 +199,12 @@ class Reporter:
                 try:
                     self.client.fail(f["id"], self.worker_id, f["attempt"], f["type"], f["message"],
                                      retryable=f["retryable"], retry_in=f["retry_in"])
-                    self.failed += 1
+                    with self._cond:
+                        self.failed += 1
                     return
                 except Conflict as e:
-                    self.refused += 1
+                    with self._cond:
+                        self.refused += 1
                     self.log.warning("job %d: failure report refused: %s", f["id"], e.message, extra={"job_id": f["id"], "error": e.message})
                     return
                 except SkiplockError as e:

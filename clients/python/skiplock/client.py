@@ -1,5 +1,6 @@
 """Client: every call of the HTTP API, for producers, admins and workers."""
 import datetime as _dt
+import json
 import logging
 import ssl
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Union
@@ -108,8 +109,6 @@ class Client:
         keeps jobs whose metadata has each key with that value."""
         meta = None
         if metadata:
-            import json
-
             meta = [f"{k}:{v if isinstance(v, str) else json.dumps(v)}" for k, v in metadata.items()]
         q: Dict[str, Any] = {
             "state": ",".join([state] if isinstance(state, str) else state) if state else None,

@@ -301,7 +301,7 @@ class Worker:
         ctx = JobContext(job, self, lease)
         with self._cond:
             self._running[job.id] = ctx
-        self.started_jobs += 1
+            self.started_jobs += 1
         self._jobs.put(ctx)
 
     # Jobs.
