@@ -1,7 +1,7 @@
 """A worker process for the tests: runs kind "work" jobs of a queue and
 writes "<id> <attempt> <worker_id>" per job it starts to a runs file.
 
-    worker_proc.py QUEUE RUNS_FILE MODE [--lease S] [--concurrency N] [--shutdown-timeout S]
+    worker_proc.py QUEUE RUNS_FILE MODE [--lease S] [--concurrency N] [--shutdown-timeout S] [--wait S]
 
 MODE: "quick" returns at once; "hang" sleeps until killed; "slow" works
 1.5 s, checking for interruptions; "stubborn" sleeps 30 s ignoring them.
@@ -28,12 +28,13 @@ def main() -> None:
     p.add_argument("--lease", type=float, default=None)
     p.add_argument("--concurrency", type=int, default=4)
     p.add_argument("--shutdown-timeout", type=float, default=30.0)
+    p.add_argument("--wait", type=float, default=2.0, help="the claims' wait_seconds")
     a = p.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s worker_proc %(levelname)s %(message)s")
 
     client = skiplock.Client(os.environ["SKIPLOCK_SERVER"], token=os.environ.get("SKIPLOCK_TOKEN") or None)
     worker = skiplock.Worker(client, a.queue, concurrency=a.concurrency, lease_seconds=a.lease,
-                             wait_seconds=2, shutdown_timeout=a.shutdown_timeout)
+                             wait_seconds=a.wait, shutdown_timeout=a.shutdown_timeout)
     runs = []
     lock = threading.Lock()
 
