@@ -16,7 +16,7 @@ from ._transport import Connection, abort
 from .client import Client
 from .context import (JobCancelled, JobContext, JobInterrupted, JobPaused, LeaseLost, Permanent, RetryIn,
                       Snooze, WorkerShutdown)
-from .errors import APIError, SkiplockError, is_transient
+from .errors import APIError, NetworkError, SkiplockError, is_transient
 from .jobs import Job
 
 Handler = Callable[[JobContext], Any]
@@ -214,9 +214,9 @@ class Worker:
         try:
             while not self._stopping.is_set():
                 if conn is None:
-                    conn = self.client.transport.new_connection()
-                    with self._cond:
-                        self._claim_conns.add(conn)
+                    conn = self._connect(backoff)
+                    if conn is None:
+                        continue
                 if not self._claim_once(conn, kinds, backoff):
                     with self._cond:
                         self._claim_conns.discard(conn)
@@ -227,6 +227,22 @@ class Worker:
                 with self._cond:
                     self._claim_conns.discard(conn)
                 conn.close()
+
+    def _connect(self, backoff: Backoff) -> Optional[Connection]:
+        """A connection for claims, connected: stop() can then always
+        abandon a claim on it by shutting its socket."""
+        conn = self.client.transport.new_connection()
+        try:
+            conn.connect()
+        except OSError as e:
+            conn.close()
+            self._pause(backoff, NetworkError(f"connect to {self.client.url}: {e}"))
+            return None
+        with self._cond:
+            self._claim_conns.add(conn)
+        if self._stopping.is_set():  # stop() came before the connection was in the set
+            abort(conn)
+        return conn
 
     def _claim_once(self, conn: Connection, kinds: List[str], backoff: Backoff) -> bool:
         """One claim on conn, carrying the completions waiting; False when
