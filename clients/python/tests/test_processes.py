@@ -182,6 +182,8 @@ class ServerRestartTest(unittest.TestCase):
         twice = {jid for jid, n in runs.items() if n > 1}
         expired = {j.id for j in jobs if any(e["type"] == "lease_expired" for e in j.errors)}
         self.assertEqual(twice - expired, set(), "jobs run twice outside an expired lease")
+        w.stop()  # while the server runs: the cleanups stop the server first
+        self.assertTrue(w.join(60))
 
 
 if __name__ == "__main__":
