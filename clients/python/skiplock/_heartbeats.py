@@ -44,7 +44,8 @@ class Heartbeater:
                                     progress=progress, progress_message=message,
                                     checkpoint=checkpoint if send_checkpoint else None)
         except (Conflict, NotFound) as e:
-            w.log.warning("job %d: lease lost: %s", ctx.id, e.message, extra={"job_id": ctx.id, "attempt": ctx.attempt, "error": e.message})
+            w.log.warning("job %d: lease lost: %s", ctx.id, e.message,
+                extra={"job_id": ctx.id, "attempt": ctx.attempt, "error": e.message})
             ctx.interrupt(LeaseLost)
             return
         except SkiplockError as e:

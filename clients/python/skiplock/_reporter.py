@@ -106,7 +106,8 @@ class Reporter:
                     self.refused += 1
                     refused.append(o)
         for o in refused:
-            self.log.warning("job %d: completion refused: %s", o.id, o.message, extra={"job_id": o.id, "code": o.code, "error": o.message})
+            self.log.warning("job %d: completion refused: %s", o.id, o.message,
+                extra={"job_id": o.id, "code": o.code, "error": o.message})
 
     def pending(self) -> int:
         with self._cond:
@@ -171,9 +172,11 @@ class Reporter:
             if self._gave_up():
                 with self._cond:
                     self._busy -= len(done)
-                self.log.error("%d completions not reported, giving up: %s", len(done), err, extra={"job_ids": [r["id"] for r in done], "error": str(err)})
+                self.log.error("%d completions not reported, giving up: %s", len(done), err,
+                    extra={"job_ids": [r["id"] for r in done], "error": str(err)})
                 return
-            self.log.warning("%d completions not reported yet, retrying: %s", len(done), err, extra={"jobs": len(done), "error": str(err)})
+            self.log.warning("%d completions not reported yet, retrying: %s", len(done), err,
+                extra={"jobs": len(done), "error": str(err)})
             time.sleep(backoff.next())
 
     def _split(self, done: List[Dict[str, Any]], err: APIError) -> None:
@@ -186,7 +189,8 @@ class Reporter:
                 self._send_done([r])
             return
         r = done[0]
-        self.log.error("job %d: completion refused, failing the job: %s", r["id"], err, extra={"job_id": r["id"], "error": str(err)})
+        self.log.error("job %d: completion refused, failing the job: %s", r["id"], err,
+            extra={"job_id": r["id"], "error": str(err)})
         with self._cond:
             self._busy += 1
         self._send_fail({"id": r["id"], "attempt": r["attempt"], "type": "result_refused",
@@ -205,13 +209,16 @@ class Reporter:
                 except Conflict as e:
                     with self._cond:
                         self.refused += 1
-                    self.log.warning("job %d: failure report refused: %s", f["id"], e.message, extra={"job_id": f["id"], "error": e.message})
+                    self.log.warning("job %d: failure report refused: %s", f["id"], e.message,
+                        extra={"job_id": f["id"], "error": e.message})
                     return
                 except SkiplockError as e:
                     if not is_transient(e) or self._gave_up():
-                        self.log.error("job %d: failure not reported: %s", f["id"], e, extra={"job_id": f["id"], "error": str(e)})
+                        self.log.error("job %d: failure not reported: %s", f["id"], e,
+                            extra={"job_id": f["id"], "error": str(e)})
                         return
-                    self.log.warning("job %d: failure not reported yet, retrying: %s", f["id"], e, extra={"job_id": f["id"], "error": str(e)})
+                    self.log.warning("job %d: failure not reported yet, retrying: %s", f["id"], e,
+                        extra={"job_id": f["id"], "error": str(e)})
                 time.sleep(backoff.next())
         finally:
             with self._cond:

@@ -136,7 +136,8 @@ class Worker:
             raise self._error
 
     def _on_signal(self, signum: int, frame: Any) -> None:
-        self.log.info("worker %s: stopping on signal %d", self.worker_id, signum, extra={"signal": signum, "worker_id": self.worker_id})
+        self.log.info("worker %s: stopping on signal %d", self.worker_id, signum,
+            extra={"signal": signum, "worker_id": self.worker_id})
         self.stop()
 
     def start(self) -> None:
@@ -151,8 +152,9 @@ class Worker:
         self._beats.start()
         self._thread = threading.Thread(target=self._main, name="skiplock-claim", daemon=True)
         self._thread.start()
-        self.log.info("worker %s started on queue %s", self.worker_id, self.queue, extra={"worker_id": self.worker_id, "queue": self.queue,
-                                               "kinds": sorted(self._handlers), "concurrency": self.concurrency})
+        self.log.info("worker %s started on queue %s", self.worker_id, self.queue,
+            extra={"worker_id": self.worker_id, "queue": self.queue, "kinds": sorted(self._handlers),
+                   "concurrency": self.concurrency})
 
     def stop(self) -> None:
         """Ask the worker to stop (safe from any thread, a handler or a
@@ -304,8 +306,8 @@ class Worker:
 
     def _pause(self, backoff: Backoff, err: BaseException) -> None:
         d = backoff.next()
-        self.log.warning("claim failed, retrying in %.2fs: %s", d, err, extra={"worker_id": self.worker_id, "error": str(err),
-                                                          "retry_in": round(d, 3)})
+        self.log.warning("claim failed, retrying in %.2fs: %s", d, err,
+            extra={"worker_id": self.worker_id, "error": str(err), "retry_in": round(d, 3)})
         self._stopping.wait(d)
 
     def _dispatch(self, job: Job) -> None:
@@ -369,8 +371,9 @@ class Worker:
         elif self.backoff is not None:
             retry_in = max(0.0, float(self.backoff(ctx.attempt)))
         level = logging.INFO if isinstance(e, (JobInterrupted, Snooze)) else logging.WARNING
-        self.log.log(level, "job %d (%s) attempt %d failed: %s", ctx.id, ctx.kind, ctx.attempt, e, extra={**self._f(ctx), "error": str(e), "retryable": retryable},
-                     exc_info=level == logging.WARNING and not isinstance(e, (Permanent, RetryIn)))
+        self.log.log(level, "job %d (%s) attempt %d failed: %s", ctx.id, ctx.kind, ctx.attempt, e,
+            extra={**self._f(ctx), "error": str(e), "retryable": retryable},
+            exc_info=level == logging.WARNING and not isinstance(e, (Permanent, RetryIn)))
         ctx.reported = True
         message = str(e) or etype
         self._reporter.fail(ctx.id, ctx.attempt, etype, message, retryable, retry_in)
@@ -407,5 +410,5 @@ class Worker:
         self._reporter.close(time.monotonic() + self.report_timeout)
         for _ in range(self.concurrency):
             self._jobs.put(None)
-        self.log.info("worker %s stopped", self.worker_id, extra={"worker_id": self.worker_id, "completed": self._reporter.completed,
-                                               "unfinished": len(late)})
+        self.log.info("worker %s stopped", self.worker_id,
+            extra={"worker_id": self.worker_id, "completed": self._reporter.completed, "unfinished": len(late)})
