@@ -74,3 +74,57 @@ def lines_with(path: str, n: int) -> Callable[[], Optional[List[List[str]]]]:
         runs = read_runs(path)
         return runs if len(runs) >= n else None
     return pred
+
+
+class FaultProxy:
+    """An HTTP proxy in front of the test server that answers 503
+    ``unavailable`` (as a server whose database is down does) to every
+    request while ``down`` is set."""
+
+    def __init__(self, target: str) -> None:
+        import http.client
+        import http.server
+        import threading
+        import urllib.parse
+
+        u = urllib.parse.urlsplit(target)
+        proxy = self
+        self.down = False
+        self.refused = 0
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def forward(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                if proxy.down:
+                    proxy.refused += 1
+                    self.answer(503, b'{"error":{"code":"unavailable","message":"database is down"}}')
+                    return
+                conn = http.client.HTTPConnection(u.hostname or "", u.port, timeout=90)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                conn.request(self.command, self.path, body=body, headers=headers)
+                res = conn.getresponse()
+                self.answer(res.status, res.read())
+                conn.close()
+
+            def answer(self, status: int, data: bytes) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_DELETE = forward
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

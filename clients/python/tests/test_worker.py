@@ -6,7 +6,7 @@ import threading
 import unittest
 from typing import Any, Dict, List
 
-from tests.harness import WORKER_TOKEN, client, fresh, needs_server, skiplock, wait_for
+from tests.harness import SERVER, TOKEN, WORKER_TOKEN, FaultProxy, client, fresh, needs_server, skiplock, wait_for
 
 
 def state_in(c: skiplock.Client, jid: int, *states: str) -> Any:
@@ -147,6 +147,28 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual([j.state for j in done], ["completed", "failed", "completed", "completed"])
         self.assertEqual((done[1].errors[0]["type"], done[1].errors[0]["retryable"]), ("result_refused", False))
         self.assertEqual(done[0].result, "small")
+
+    def test_503_loses_no_report(self) -> None:
+        proxy = FaultProxy(SERVER)
+        self.addCleanup(proxy.close)
+        through = skiplock.Client(proxy.url, token=WORKER_TOKEN or TOKEN)
+        self.addCleanup(through.close)
+        w = skiplock.Worker(through, self.queue, concurrency=8, wait_seconds=1, report_interval=0.01)
+        self.addCleanup(lambda: (w.stop(), w.join(30)))
+
+        @w.handle("n")
+        def n(job: skiplock.JobContext) -> Any:
+            job.sleep(0.02)
+            return job.payload["i"]
+        jobs = self.c.enqueue_many([{"kind": "n", "queue": self.queue, "payload": {"i": i}} for i in range(200)])
+        w.start()
+        wait_for(lambda: w.started_jobs >= 40, 30, "40 jobs started")
+        proxy.down = True  # claims and reports answer 503 for a while, jobs finishing meanwhile
+        wait_for(lambda: proxy.refused >= 8, 30, "refused calls")
+        proxy.down = False
+        wait_for(lambda: w.completed == 200, 60, "every completion reported")
+        got = {j.id: (j.state, j.attempt, j.result, len(j.errors)) for j in self.c.iter_jobs(queue=self.queue, limit=1000)}
+        self.assertEqual(got, {j.id: ("completed", 1, i, 0) for i, j in enumerate(jobs)})
 
     def test_configuration_errors(self) -> None:
         with self.assertRaises(ValueError):
