@@ -39,7 +39,7 @@ class Reporter:
         self._resent: Set[int] = set()  # ids whose completion was sent once and may have landed
         self._since = 0.0
         self._solo: List[Dict[str, Any]] = []  # completions a claim refused: sent on their own
-        self._fails: List[Dict[str, Any]] = []
+        self._fails: List[Dict[str, Any]] = []  # reports of one call each: failures, completions with next jobs
         self._busy = 0  # reports taken and not yet settled
         self._closing = False
         self._give_up_at: Optional[float] = None
@@ -67,6 +67,12 @@ class Reporter:
         with self._cond:
             self._fails.append({"id": job_id, "attempt": attempt, "type": error_type, "message": message,
                                 "retryable": retryable, "retry_in": retry_in})
+            self._cond.notify_all()
+
+    def complete_next(self, job_id: int, attempt: int, result: Any, next: List[Dict[str, Any]]) -> None:
+        """A completion that inserts next jobs: the single-job call, on its own."""
+        with self._cond:
+            self._fails.append({"id": job_id, "attempt": attempt, "result": result, "next": next})
             self._cond.notify_all()
 
     def take(self, most: int) -> List[Dict[str, Any]]:
@@ -197,27 +203,36 @@ class Reporter:
                          "message": str(err), "retryable": False, "retry_in": None})
 
     def _send_fail(self, f: Dict[str, Any]) -> None:
+        """Send a report of its own (a failure, or a completion with next
+        jobs), again and again through network errors and 503s."""
+        what = "completion" if "next" in f else "failure"
         backoff = Backoff()
         try:
             while True:
                 try:
-                    self.client.fail(f["id"], self.worker_id, f["attempt"], f["type"], f["message"],
-                                     retryable=f["retryable"], retry_in=f["retry_in"])
+                    if "next" in f:
+                        self.client.complete(f["id"], self.worker_id, f["attempt"], f["result"], next=f["next"])
+                    else:
+                        self.client.fail(f["id"], self.worker_id, f["attempt"], f["type"], f["message"],
+                                         retryable=f["retryable"], retry_in=f["retry_in"])
                     with self._cond:
-                        self.failed += 1
+                        if "next" in f:
+                            self.completed += 1
+                        else:
+                            self.failed += 1
                     return
                 except Conflict as e:
                     with self._cond:
                         self.refused += 1
-                    self.log.warning("job %d: failure report refused: %s", f["id"], e.message,
+                    self.log.warning("job %d: %s refused: %s", f["id"], what, e.message,
                         extra={"job_id": f["id"], "error": e.message})
                     return
                 except SkiplockError as e:
                     if not is_transient(e) or self._gave_up():
-                        self.log.error("job %d: failure not reported: %s", f["id"], e,
+                        self.log.error("job %d: %s not reported: %s", f["id"], what, e,
                             extra={"job_id": f["id"], "error": str(e)})
                         return
-                    self.log.warning("job %d: failure not reported yet, retrying: %s", f["id"], e,
+                    self.log.warning("job %d: %s not reported yet, retrying: %s", f["id"], what, e,
                         extra={"job_id": f["id"], "error": str(e)})
                 time.sleep(backoff.next())
         finally:

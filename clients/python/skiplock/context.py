@@ -1,12 +1,12 @@
 """What a handler gets (JobContext) and the exceptions that say how a job ends."""
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Optional, Tuple, Type, Union
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence, Tuple, Type, Union
 
 import datetime as _dt
 
 from .errors import SkiplockError
-from .jobs import Job, seconds
+from .jobs import Job, JobSpec, seconds
 
 if TYPE_CHECKING:
     from .worker import Worker
@@ -76,6 +76,18 @@ class RetryIn(Exception):
         self.delay = seconds(delay)
         self.type = type
         super().__init__(message or f"retry in {self.delay:g}s")
+
+
+class Complete:
+    """Return ``Complete(result, next=[JobSpec(...), …])`` from a handler to
+    complete the job and insert the next jobs (a workflow's next stage) in
+    the same transaction; they inherit the job's workflow_id and tenant.
+    Such a completion goes in a call of its own, not in a batch."""
+
+    def __init__(self, result: Any = None,
+                 next: Optional[Sequence[Union[JobSpec, Mapping[str, Any]]]] = None) -> None:
+        self.result = result
+        self.next = list(next or [])
 
 
 class JobContext:

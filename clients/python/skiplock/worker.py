@@ -14,10 +14,10 @@ from ._heartbeats import Heartbeater
 from ._reporter import Backoff, Reporter
 from ._transport import Connection, abort
 from .client import Client
-from .context import (JobCancelled, JobContext, JobInterrupted, JobPaused, LeaseLost, Permanent, RetryIn,
+from .context import (Complete, JobCancelled, JobContext, JobInterrupted, JobPaused, LeaseLost, Permanent, RetryIn,
                       Snooze, WorkerShutdown)
 from .errors import APIError, NetworkError, SkiplockError, is_transient
-from .jobs import Job
+from .jobs import Job, JobSpec
 
 Handler = Callable[[JobContext], Any]
 
@@ -349,6 +349,12 @@ class Worker:
             self.log.warning("job %d: finished after its lease was lost; not reported", ctx.id, extra=self._f(ctx))
             return
         ctx.reported = True
+        if isinstance(result, Complete):
+            if result.next:
+                nxt = [s.to_json() if isinstance(s, JobSpec) else dict(s) for s in result.next]
+                self._reporter.complete_next(ctx.id, ctx.attempt, result.result, nxt)
+                return
+            result = result.result
         self._reporter.complete(ctx.id, ctx.attempt, result)
 
     def _report_error(self, ctx: JobContext, e: BaseException) -> None:

@@ -105,11 +105,13 @@ class FaultProxy:
                     self.answer(503, b'{"error":{"code":"unavailable","message":"database is down"}}')
                     return
                 conn = http.client.HTTPConnection(u.hostname or "", u.port, timeout=90)
-                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
-                conn.request(self.command, self.path, body=body, headers=headers)
-                res = conn.getresponse()
-                self.answer(res.status, res.read())
-                conn.close()
+                try:
+                    headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                    conn.request(self.command, self.path, body=body, headers=headers)
+                    res = conn.getresponse()
+                    self.answer(res.status, res.read())
+                finally:
+                    conn.close()
 
             def answer(self, status: int, data: bytes) -> None:
                 self.send_response(status)

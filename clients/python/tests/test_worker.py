@@ -170,6 +170,21 @@ class WorkerTest(unittest.TestCase):
         got = {j.id: (j.state, j.attempt, j.result, len(j.errors)) for j in self.c.iter_jobs(queue=self.queue, limit=1000)}
         self.assertEqual(got, {j.id: ("completed", 1, i, 0) for i, j in enumerate(jobs)})
 
+    def test_complete_with_next_stage(self) -> None:
+        w = self.worker()
+        wf = fresh("wf")
+
+        @w.handle("fetch")
+        def fetch(job: skiplock.JobContext) -> Any:
+            return skiplock.Complete({"pages": 2}, next=[
+                skiplock.JobSpec("parse", {"page": p}, queue=self.queue, stage="parse") for p in range(2)])
+        w.handle("parse", lambda job: job.payload["page"])
+        self.c.enqueue("fetch", queue=self.queue, workflow_id=wf, stage="fetch")
+        w.start()
+        flow = wait_for(lambda: (lambda f: f if f.state == "completed" and len(f.jobs) == 3 else None)(
+            self.c.workflow(wf)), 30, "the workflow completed")
+        self.assertEqual([(j.stage, j.result) for j in flow.jobs], [("fetch", {"pages": 2}), ("parse", 0), ("parse", 1)])
+
     def test_configuration_errors(self) -> None:
         with self.assertRaises(ValueError):
             skiplock.Worker(self.c, concurrency=0)
