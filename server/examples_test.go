@@ -73,8 +73,7 @@ func TestExampleWorkers(t *testing.T) {
 
 // TestExampleBatchWorker runs examples/http-workers/batch_worker.py against
 // a real server: the good jobs complete with their sums, reported with
-// the next claim (one POST /v1/jobs/complete, for the last round); the
-// bad one fails.
+// a next claim (or a POST /v1/jobs/complete); the bad one fails.
 func TestExampleBatchWorker(t *testing.T) {
 	t.Parallel()
 	bin, err := exec.LookPath("python3")
@@ -132,11 +131,19 @@ func TestExampleBatchWorker(t *testing.T) {
 	if j := must(t, b.do(t, "GET", fmt.Sprintf("/v1/jobs/%d", bad), admin, nil), 200).job(); j["state"] != "failed" {
 		t.Errorf("the bad job: %v", j)
 	}
-	// Rounds of 3, 3 and 2 jobs: the second and third claims carry the
-	// reports of the rounds before; the last round's go on their own.
+	// Claims of at most 3 jobs; finished jobs ride on a next claim, or go
+	// in a POST /v1/jobs/complete when none comes (how they split depends
+	// on timing), never one call per job.
 	mu.Lock()
 	defer mu.Unlock()
-	if calls["/v1/queues/sums/claim with complete"] != 2 || calls["/v1/jobs/complete"] != 1 {
-		t.Errorf("calls: %v, want 2 claims with complete and 1 POST /v1/jobs/complete", calls)
+	single := 0
+	for what, n := range calls {
+		if strings.HasSuffix(what, "/complete") && what != "/v1/jobs/complete" {
+			single += n
+		}
+	}
+	if calls["/v1/queues/sums/claim with complete"]+calls["/v1/jobs/complete"] < 1 || single > 0 ||
+		calls["/v1/queues/sums/claim"]+calls["/v1/queues/sums/claim with complete"] < 3 {
+		t.Errorf("calls: %v, want at least 3 claims and completions in batches", calls)
 	}
 }

@@ -30,6 +30,35 @@ type report struct {
 	attempt any // as decoded from the body; nil when absent
 }
 
+// batchReports answers the completions a request carries many at a time
+// (POST /v1/jobs/complete, or a claim's "complete"), one report each, and
+// nil for any other request; it leaves the body readable.
+func batchReports(r *http.Request) []report {
+	field := ""
+	switch {
+	case r.URL.Path == "/v1/jobs/complete":
+		field = "jobs"
+	case strings.HasPrefix(r.URL.Path, "/v1/queues/") && strings.HasSuffix(r.URL.Path, "/claim"):
+		field = "complete"
+	default:
+		return nil
+	}
+	raw, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	var body map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &body)
+	var jobs []struct {
+		ID      int64 `json:"id"`
+		Attempt any   `json:"attempt"`
+	}
+	_ = json.Unmarshal(body[field], &jobs)
+	out := []report{}
+	for _, j := range jobs {
+		out = append(out, report{action: "complete", jobID: j.ID, attempt: j.Attempt})
+	}
+	return out
+}
+
 // reportRecorder is a proxy in front of a server that records the reports
 // workers send through it.
 type reportRecorder struct {
@@ -52,7 +81,17 @@ func newReportRecorder(t *testing.T, target string) *reportRecorder {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var jid int64
 		var action string
-		if _, err := fmt.Sscanf(r.URL.Path, "/v1/jobs/%d/%s", &jid, &action); err == nil {
+		if batch := batchReports(r); batch != nil {
+			rr.mu.Lock()
+			rr.reports = append(rr.reports, batch...)
+			seen := rr.seen
+			rr.mu.Unlock()
+			for _, rep := range batch {
+				if seen != nil {
+					seen(rep)
+				}
+			}
+		} else if _, err := fmt.Sscanf(r.URL.Path, "/v1/jobs/%d/%s", &jid, &action); err == nil {
 			raw, _ := io.ReadAll(r.Body)
 			r.Body = io.NopCloser(bytes.NewReader(raw))
 			var body map[string]any
