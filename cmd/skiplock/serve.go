@@ -285,9 +285,19 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer ln.Close()
-	logStartup(log, cfg, contracts)
+	logStartup(log, cfg, contracts, flow, fair)
+	loopback := server.IsLoopback(cfg.Listen)
 	g := &globals{databaseURL: cfg.DatabaseURL}
-	db, err := g.open(ctx)
+	open := g.open
+	if !loopback && !cfg.Insecure {
+		// Only a database that holds tokens may serve this address; a new
+		// one holds none, so none is created only to be refused.
+		open = g.openExisting
+	}
+	db, err := open(ctx)
+	if errors.Is(err, dbopen.ErrNoDatabase) {
+		return refuseWithoutTokens(cfg.Listen)
+	}
 	if err != nil {
 		return err
 	}
@@ -304,9 +314,8 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return fmt.Errorf("count tokens: %w", err)
 	}
-	loopback := server.IsLoopback(cfg.Listen)
 	if tokens == 0 && !loopback && !cfg.Insecure {
-		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
+		return refuseWithoutTokens(cfg.Listen)
 	}
 	ccfg := &skiplock.Config{Logger: log, Contracts: contracts, ContractsWin: win, PeriodicJobs: periodic,
 		Retention: retention, Vault: keep, Flow: flow, Fairness: fair}
@@ -334,6 +343,10 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String())
 	logAuthMode(log, tokens, loopback, cfg.Insecure)
 	return runHTTP(ctx, ln, srv, log)
+}
+
+func refuseWithoutTokens(listen string) error {
+	return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", listen)
 }
 
 func logAuthMode(log *slog.Logger, tokens int, loopback, insecure bool) {
