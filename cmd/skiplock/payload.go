@@ -132,8 +132,14 @@ func jsonErrorAt(b []byte) (line, col int, reason string) {
 		}
 		return 0, 0, ""
 	}
+	// Offset counts the bytes read, the one at fault included; at the end
+	// of the input the fault is just past the last byte.
+	at := len(b)
+	if int(se.Offset) < len(b) {
+		at = max(int(se.Offset)-1, 0)
+	}
 	line, col = 1, 1
-	for _, c := range b[:min(int(se.Offset), len(b))] {
+	for _, c := range b[:at] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {
