@@ -109,7 +109,7 @@ func newJobsListCmd(g *globals) *cobra.Command {
 			return output(cmd, page, func(w io.Writer) error {
 				t := newTable(w, "ID", "KIND", "QUEUE", "STATE", "ATTEMPT", "PRIORITY", "RUN_AT")
 				for _, j := range page.Jobs {
-					t.row(j.ID, j.Kind, j.Queue, j.State, fmt.Sprintf("%d/%d", j.Attempt, j.MaxRetries+1), j.Priority,
+					t.row(j.ID, j.Kind, j.Queue, j.State, attemptCell(j.Attempt, j.MaxRetries), j.Priority,
 						j.RunAt.Format(time.RFC3339))
 				}
 				if err := t.flush(); err != nil {

@@ -1,17 +1,21 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/dbopen"
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
@@ -244,5 +248,55 @@ func TestCLIVaultFilesCarryVersion(t *testing.T) {
 	})
 	if err != nil || files == 0 {
 		t.Fatalf("read the vault's files: %d files, %v", files, err)
+	}
+}
+
+// failedOnLastAttempt stores a job of kind with no retries and fails its
+// only attempt with an error that allowed a retry.
+func failedOnLastAttempt(t *testing.T, url, kind string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	db, err := dbopen.OpenExisting(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := skiplock.NewClient(db.Driver, &skiplock.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := 0
+	res, err := c.Insert(ctx, skiplock.RawArgs{KindName: kind, Payload: json.RawMessage(`{}`)},
+		&skiplock.InsertOpts{Queue: kind, MaxRetries: &none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Claim(ctx, skiplock.ClaimParams{Queue: kind, WorkerID: "w", Max: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Fail(ctx, res.Job.ID, skiplock.FailParams{WorkerID: "w", ErrorType: "exit_1", Message: "exit status 1", Retryable: true}); err != nil {
+		t.Fatal(err)
+	}
+	return res.Job.ID
+}
+
+// TestCLIAttempts: the CLI counts attempts as the dashboard does, attempt
+// N of M with M = max_retries + 1, and says an exit 1 on the last attempt
+// exhausted the retries (not "not retryable").
+func TestCLIAttempts(t *testing.T) {
+	t.Parallel()
+	url := migrated(t, cliDatabases(t)["sqlite"])
+	id := strconv.FormatInt(failedOnLastAttempt(t, url, "exit1"), 10)
+	r := runCLI(t, url, "jobs", "show", id)
+	for _, want := range []string{"failed (attempt 1 of 1)", "max retries", "0 (runs allowed: 1)", "exit status 1 (attempt 1: retries exhausted)"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("jobs show: %q lacks %q", r.stdout, want)
+		}
+	}
+	if r := runCLI(t, url, "jobs", "list", "--kind", "exit1"); !strings.Contains(r.stdout, " 1/1 ") {
+		t.Errorf("jobs list: want ATTEMPT 1/1:\n%s", r.stdout)
+	}
+	if r := runCLI(t, url, "jobs", "retry", id); r.code != 0 || !strings.Contains(r.stdout, "pending (next attempt 2 of 2)") {
+		t.Errorf("jobs retry: %+v", r)
 	}
 }

@@ -270,7 +270,7 @@ func newVaultQueryCmd() *cobra.Command {
 					if j.StartedAt != nil {
 						run = j.FinishedAt.Sub(*j.StartedAt).Round(time.Millisecond).String()
 					}
-					t.row(j.ID, j.Kind, j.Queue, j.State, fmt.Sprintf("%d/%d", j.Attempt, j.MaxRetries+1),
+					t.row(j.ID, j.Kind, j.Queue, j.State, attemptCell(j.Attempt, j.MaxRetries),
 						j.FinishedAt.Format(time.RFC3339), run)
 				}
 				return t.flush()
