@@ -29,7 +29,7 @@ var examples = map[string][]string{
 		"live jobs (at most the current tracking runs); archive:",
 		`vault: the metadata of 3 videos the archive let go: [v1 "Cats" v2 "Dogs" v3 "Lakes"]`,
 		"vault: 1100 tracking runs' stats",
-		"queue backfill: 1100 jobs, 1100 completed",
+		"vault metrics: queue backfill: 1100 jobs, 1100 completed",
 		"hotqueue: done",
 	},
 	"pgmq": {

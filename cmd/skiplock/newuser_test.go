@@ -195,16 +195,14 @@ func TestCLIContractsApplyCreatesDatabase(t *testing.T) {
 	}
 }
 
-// TestCLIWorkerHelp: the HTTP worker's help lists no flag it ignores, and
-// it refuses --database-url rather than ignore it.
+// TestCLIWorkerHelp: the HTTP worker's help lists no flag it ignores
+// (--database-url: it reaches the database through --server).
 func TestCLIWorkerHelp(t *testing.T) {
 	t.Parallel()
 	r := runCmd(t, exec.Command(cli(t), "worker", "--help"))
 	if r.code != 0 || !strings.Contains(r.stdout, "--server") || strings.Contains(r.stdout, "database-url") {
 		t.Errorf("worker --help: %+v", r)
 	}
-	wantUsage(t, "worker --database-url", runCmd(t, exec.Command(cli(t), "worker", "--queue", "q", "--exec", "true", "--database-url", "x.db")),
-		"--database-url", "--server")
 }
 
 // TestCLIVaultFilesCarryVersion: the Parquet files of the vault name the

@@ -44,12 +44,8 @@ func (a *app) ingest(ctx context.Context, j *skiplock.Job[IngestArgs]) error {
 }
 
 // track records a video's stats as the run's result, whether or not its
-// metadata still exists. A run imported from the old system (Backfill)
-// carries its stats already.
+// metadata still exists.
 func (a *app) track(ctx context.Context, j *skiplock.Job[TrackArgs]) error {
-	if j.Args.Backfill {
-		return j.SetResult(Stats{VideoID: j.Args.VideoID, Views: j.Args.Views})
-	}
 	known, err := a.client.JobList(ctx, skiplock.JobListParams{Kind: IngestArgs{}.Kind(),
 		Tags: []string{videoTag(j.Args.VideoID)}, Limit: 1})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/skiplock/skiplock"
@@ -54,12 +55,11 @@ type IngestArgs struct {
 
 func (IngestArgs) Kind() string { return "ingest_video" }
 
-// TrackArgs is one tracking run of a watchlist entry; a run of the old
-// system (Backfill) carries its views.
+// TrackArgs is one tracking run of a watchlist entry; a run imported from
+// the old system carries its views.
 type TrackArgs struct {
-	VideoID  string `json:"video_id"`
-	Backfill bool   `json:"backfill,omitempty"`
-	Views    int    `json:"views,omitempty"`
+	VideoID string `json:"video_id"`
+	Views   int    `json:"views,omitempty"`
 }
 
 func (TrackArgs) Kind() string { return "track_video" }
@@ -82,8 +82,8 @@ func run(ctx context.Context, env example.Env) error {
 	skiplock.MustAddWorker(workers, skiplock.WorkFunc[TrackArgs](app.track))
 	client, err := skiplock.NewClient(env.Driver, &skiplock.Config{
 		Workers: workers, Logger: env.Logger, SchedulerInterval: 100 * time.Millisecond,
-		Queues: map[string]skiplock.QueueConfig{videosQueue: {MaxWorkers: 2}, trackingQueue: {MaxWorkers: 4},
-			backfillQueue: {MaxWorkers: 8}},
+		// The backfill queue has no worker here: the importer works it.
+		Queues:    map[string]skiplock.QueueConfig{videosQueue: {MaxWorkers: 2}, trackingQueue: {MaxWorkers: 4}},
 		Retention: retention(), Vault: v,
 	})
 	if err != nil {
@@ -104,12 +104,10 @@ func run(ctx context.Context, env example.Env) error {
 	if err := backfill(ctx, client); err != nil {
 		return err
 	}
-	// Day 7: the metadata expired. A new discovery stays.
+	// Day 7: the metadata expired. A new discovery, just before the
+	// janitor runs, stays.
 	time.Sleep(metadataKeep)
-	if err := discover(ctx, client, IngestArgs{"v4", "Birds", "DAILY"}); err != nil {
-		return err
-	}
-	if err := janitor(ctx, client); err != nil {
+	if err := janitor(ctx, client, IngestArgs{"v4", "Birds", "DAILY"}); err != nil {
 		return err
 	}
 	// Day 8+: ghost tracking goes on for the videos whose metadata went.
@@ -151,40 +149,54 @@ func discover(ctx context.Context, c *skiplock.Client, videos ...IngestArgs) err
 	return nil
 }
 
-// backfill enqueues the old system's tracking runs in one insert and waits
-// until they finished.
+// backfill imports the old system's tracking runs: one insert, then an
+// importer working the backfill queue as an external worker does, 500
+// jobs a round (Client.CompleteAndClaim: the round's reports and its next
+// claim in one transaction), each run's stats as its result.
 func backfill(ctx context.Context, c *skiplock.Client) error {
 	jobs := make([]skiplock.InsertManyParams, backfillRuns)
 	for i := range jobs {
-		jobs[i] = skiplock.InsertManyParams{Args: TrackArgs{VideoID: fmt.Sprintf("old-%d", i%50), Backfill: true, Views: 500 + i},
+		jobs[i] = skiplock.InsertManyParams{Args: TrackArgs{VideoID: fmt.Sprintf("old-%d", i%50), Views: 500 + i},
 			Opts: &skiplock.InsertOpts{Queue: backfillQueue}}
 	}
 	if _, err := c.InsertMany(ctx, jobs); err != nil {
 		return err
 	}
+	var done []skiplock.CompleteManyItem
+	imported := 0
 	for {
-		live, err := c.JobList(ctx, skiplock.JobListParams{Queue: backfillQueue, Limit: 1,
-			States: []skiplock.JobState{skiplock.StatePending, skiplock.StateScheduled, skiplock.StateRunning}})
+		results, claimed, err := c.CompleteAndClaim(ctx, done, skiplock.ClaimParams{Queue: backfillQueue, WorkerID: "importer", Max: 500})
 		if err != nil {
 			return err
 		}
-		if len(live) == 0 {
+		for _, r := range results {
+			if r.Err != nil {
+				return fmt.Errorf("import run %d: %w", r.ID, r.Err)
+			}
+		}
+		imported += len(results)
+		if len(claimed) == 0 {
 			break
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		done = done[:0]
+		for _, j := range claimed {
+			var run TrackArgs
+			if err := json.Unmarshal(j.Payload, &run); err != nil {
+				return err
+			}
+			stats, _ := json.Marshal(Stats{VideoID: run.VideoID, Views: run.Views})
+			done = append(done, skiplock.CompleteManyItem{ID: j.ID, Attempt: j.Attempt, Result: stats})
 		}
 	}
-	example.Say("backfill: %d tracking runs of last week imported from the old system", backfillRuns)
+	example.Say("backfill: %d tracking runs of last week imported from the old system", imported)
 	return nil
 }
 
 // janitor runs Skiplock's retention as an operator would: a dry run, which
 // the safety check refuses (it would delete most of the archive), then the
-// run forced, which stores every job in the vault before deleting it.
-func janitor(ctx context.Context, c *skiplock.Client) error {
+// run forced, which stores every job in the vault before deleting it. The
+// video discovered meanwhile is recent: its metadata stays.
+func janitor(ctx context.Context, c *skiplock.Client, discovered IngestArgs) error {
 	rep, err := c.JanitorRun(ctx, skiplock.JanitorOptions{DryRun: true})
 	if !errors.Is(err, skiplock.ErrJanitorRefused) {
 		return fmt.Errorf("dry run: want the safety check to refuse deleting most of the archive, got %v", err)
@@ -192,6 +204,9 @@ func janitor(ctx context.Context, c *skiplock.Client) error {
 	example.Say("janitor: dry run: %v", err)
 	example.Say("janitor: dry run: %d of %d archived jobs expired (%d videos' metadata)", rep.Run.Jobs, rep.Archived,
 		expiredIn(rep, videosQueue))
+	if err := discover(ctx, c, discovered); err != nil {
+		return err
+	}
 	rep, err = c.JanitorRun(ctx, skiplock.JanitorOptions{Force: true})
 	if err != nil {
 		return err
@@ -293,11 +308,24 @@ func readVault(ctx context.Context, v *vault.Vault) error {
 	if err != nil {
 		return err
 	}
+	byQueue := map[string]*vault.HourMetrics{}
+	var queues []string
 	for _, m := range metrics {
-		example.Say("vault metrics: hour %s queue %s: %d jobs, %d completed", m.Hour.Format("2006-01-02T15Z"), m.Queue, m.Jobs, m.Completed)
+		q := byQueue[m.Queue]
+		if q == nil {
+			q = &vault.HourMetrics{Queue: m.Queue}
+			byQueue[m.Queue] = q
+			queues = append(queues, m.Queue)
+		}
+		q.Jobs += m.Jobs
+		q.Completed += m.Completed
 	}
-	if len(videos) != 3 || runs < backfillRuns || len(metrics) == 0 {
-		return fmt.Errorf("vault: want 3 videos, at least %d tracking runs and metrics, got %d, %d, %d rows",
+	slices.Sort(queues)
+	for _, name := range queues {
+		example.Say("vault metrics: queue %s: %d jobs, %d completed", name, byQueue[name].Jobs, byQueue[name].Completed)
+	}
+	if len(videos) != 3 || runs < backfillRuns || byQueue[backfillQueue] == nil || byQueue[backfillQueue].Completed != backfillRuns {
+		return fmt.Errorf("vault: want 3 videos, at least %d tracking runs and their metrics, got %d videos, %d runs, %d metrics rows",
 			backfillRuns, len(videos), runs, len(metrics))
 	}
 	return nil
