@@ -287,17 +287,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	defer ln.Close()
 	logStartup(log, cfg, contracts, flow, fair)
 	loopback := server.IsLoopback(cfg.Listen)
-	g := &globals{databaseURL: cfg.DatabaseURL}
-	open := g.open
-	if !loopback && !cfg.Insecure {
-		// Only a database that holds tokens may serve this address; a new
-		// one holds none, so none is created only to be refused.
-		open = g.openExisting
-	}
-	db, err := open(ctx)
-	if errors.Is(err, dbopen.ErrNoDatabase) {
-		return refuseWithoutTokens(cfg.Listen)
-	}
+	db, err := openServeDB(ctx, cfg, loopback)
 	if err != nil {
 		return err
 	}
@@ -343,10 +333,6 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	log.Info("listening", "addr", ln.Addr().String(), "url", "http://"+ln.Addr().String())
 	logAuthMode(log, tokens, loopback, cfg.Insecure)
 	return runHTTP(ctx, ln, srv, log)
-}
-
-func refuseWithoutTokens(listen string) error {
-	return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", listen)
 }
 
 func logAuthMode(log *slog.Logger, tokens int, loopback, insecure bool) {

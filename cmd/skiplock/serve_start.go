@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
 // listen opens the server's address; a port in use is the operator's to
@@ -120,4 +122,24 @@ func logPeriodic(log *slog.Logger, entries []periodicConfig) {
 		}
 		log.Info("periodic job", "name", e.Name, "schedule", e.Schedule, "kind", e.Kind, "queue", queue, "catch_up", e.CatchUp)
 	}
+}
+
+// openServeDB opens the database serve serves. Only a database that holds
+// tokens may serve an address other than loopback without --insecure; a
+// new SQLite file holds none, so none is created only to be refused.
+func openServeDB(ctx context.Context, cfg serveConfig, loopback bool) (dbopen.Opened, error) {
+	g := &globals{databaseURL: cfg.DatabaseURL}
+	open := g.open
+	if !loopback && !cfg.Insecure {
+		open = g.openExisting
+	}
+	db, err := open(ctx)
+	if errors.Is(err, dbopen.ErrNoDatabase) {
+		return db, refuseWithoutTokens(cfg.Listen)
+	}
+	return db, err
+}
+
+func refuseWithoutTokens(listen string) error {
+	return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", listen)
 }

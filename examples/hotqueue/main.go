@@ -77,19 +77,10 @@ func run(ctx context.Context, env example.Env) error {
 		return err
 	}
 	app := newApp()
-	workers := skiplock.NewWorkers()
-	skiplock.MustAddWorker(workers, skiplock.WorkFunc[IngestArgs](app.ingest))
-	skiplock.MustAddWorker(workers, skiplock.WorkFunc[TrackArgs](app.track))
-	client, err := skiplock.NewClient(env.Driver, &skiplock.Config{
-		Workers: workers, Logger: env.Logger, SchedulerInterval: 100 * time.Millisecond,
-		// The backfill queue has no worker here: the importer works it.
-		Queues:    map[string]skiplock.QueueConfig{videosQueue: {MaxWorkers: 2}, trackingQueue: {MaxWorkers: 4}},
-		Retention: retention(), Vault: v,
-	})
+	client, err := newClient(env, app, v)
 	if err != nil {
 		return err
 	}
-	app.client = client
 	if err := client.Start(ctx); err != nil {
 		return err
 	}
@@ -118,6 +109,22 @@ func run(ctx context.Context, env example.Env) error {
 		return err
 	}
 	return readVault(ctx, v)
+}
+
+// newClient answers the app's client: its workers, Skiplock's retention
+// and the vault it stores finished jobs in.
+func newClient(env example.Env, app *app, v *vault.Vault) (*skiplock.Client, error) {
+	workers := skiplock.NewWorkers()
+	skiplock.MustAddWorker(workers, skiplock.WorkFunc[IngestArgs](app.ingest))
+	skiplock.MustAddWorker(workers, skiplock.WorkFunc[TrackArgs](app.track))
+	client, err := skiplock.NewClient(env.Driver, &skiplock.Config{
+		Workers: workers, Logger: env.Logger, SchedulerInterval: 100 * time.Millisecond,
+		// The backfill queue has no worker here: the importer works it.
+		Queues:    map[string]skiplock.QueueConfig{videosQueue: {MaxWorkers: 2}, trackingQueue: {MaxWorkers: 4}},
+		Retention: retention(), Vault: v,
+	})
+	app.client = client
+	return client, err
 }
 
 // retention is the original's: video metadata for 7 days, tracking runs
@@ -308,6 +315,19 @@ func readVault(ctx context.Context, v *vault.Vault) error {
 	if err != nil {
 		return err
 	}
+	byQueue, queues := sumByQueue(metrics)
+	for _, name := range queues {
+		example.Say("vault metrics: queue %s: %d jobs, %d completed", name, byQueue[name].Jobs, byQueue[name].Completed)
+	}
+	if len(videos) != 3 || runs < backfillRuns || byQueue[backfillQueue] == nil || byQueue[backfillQueue].Completed != backfillRuns {
+		return fmt.Errorf("vault: want 3 videos, at least %d tracking runs and their metrics, got %d videos, %d runs, %d metrics rows",
+			backfillRuns, len(videos), runs, len(metrics))
+	}
+	return nil
+}
+
+// sumByQueue sums hourly metrics by queue, and answers the queues in order.
+func sumByQueue(metrics []vault.HourMetrics) (map[string]*vault.HourMetrics, []string) {
 	byQueue := map[string]*vault.HourMetrics{}
 	var queues []string
 	for _, m := range metrics {
@@ -321,12 +341,5 @@ func readVault(ctx context.Context, v *vault.Vault) error {
 		q.Completed += m.Completed
 	}
 	slices.Sort(queues)
-	for _, name := range queues {
-		example.Say("vault metrics: queue %s: %d jobs, %d completed", name, byQueue[name].Jobs, byQueue[name].Completed)
-	}
-	if len(videos) != 3 || runs < backfillRuns || byQueue[backfillQueue] == nil || byQueue[backfillQueue].Completed != backfillRuns {
-		return fmt.Errorf("vault: want 3 videos, at least %d tracking runs and their metrics, got %d videos, %d runs, %d metrics rows",
-			backfillRuns, len(videos), runs, len(metrics))
-	}
-	return nil
+	return byQueue, queues
 }
