@@ -17,7 +17,7 @@ var docsWithRunnableSnippets = []string{"README.md", "docs/cli.md", "docs/vault.
 
 // Every runnable shell block of the README, the CLI, vault and flow-control pages runs, in order,
 // with `sh -e` against a skiplock binary built from this tree and a SQLite
-// file of its own, and exits 0.
+// file of its own, with data on a stdin that is no terminal, and exits 0.
 func TestDocShellSnippetsRun(t *testing.T) {
 	t.Parallel()
 	bin := t.TempDir()
@@ -47,6 +47,9 @@ func TestDocShellSnippetsRun(t *testing.T) {
 				cmd := exec.Command("sh", "-e", "-c", script)
 				cmd.Dir = dir
 				cmd.Env = env
+				// Stdin is no terminal and holds data, as in a pipe, a CI job
+				// or a `while read` loop: no block may depend on either.
+				cmd.Stdin = strings.NewReader("a line the blocks must not read\n")
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%s:%d: the block exits with %v:\n%s\n--- output:\n%s", doc, b.line, err, b.text, out)
 				}

@@ -1,11 +1,13 @@
 package skiplock
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // Schedule is a recurring per-entity schedule: the scheduler enqueues a job
@@ -15,6 +17,7 @@ type Schedule = driver.Schedule
 
 // ScheduleUpsert adds or replaces the schedule (Tenant, Key). A zero
 // NextRunAt means now; another must lie from 1970 to the end of 9999 in UTC.
+// Payload must be a JSON object, as a job's; none is {}.
 func (c *Client) ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, error) {
 	switch {
 	case s.Key == "" || len(s.Key) > 500:
@@ -23,9 +26,12 @@ func (c *Client) ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, er
 		return nil, invalid("kind", "must not be empty")
 	case s.Every < time.Second:
 		return nil, invalid("every", "must be at least 1s, got %s", s.Every)
-	case len(s.Payload) > 0 && !json.Valid(s.Payload):
-		return nil, invalid("payload", "must be valid JSON")
 	}
+	payload, err := schedulePayload(s.Payload)
+	if err != nil {
+		return nil, err
+	}
+	s.Payload = payload
 	if !s.NextRunAt.IsZero() {
 		if err := checkTime("next_run_at", s.NextRunAt); err != nil {
 			return nil, err
@@ -35,6 +41,17 @@ func (c *Client) ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, er
 		s.Queue = DefaultQueue
 	}
 	return c.driver.ScheduleUpsert(ctx, s)
+}
+
+// schedulePayload checks a schedule's payload once, for every caller, as
+// an enqueued job's is checked: a payload the scheduler could not enqueue
+// would be stored, then skipped at every run.
+func schedulePayload(raw json.RawMessage) (json.RawMessage, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	payload, err := input.CleanObject("payload", raw)
+	return payload, inputError(err)
 }
 
 // ScheduleDelete removes a schedule; ErrNotFound when there is none.

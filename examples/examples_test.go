@@ -18,12 +18,18 @@ import (
 var examples = map[string][]string{
 	"hotqueue": {
 		`hunter: ingested v3 "Lakes", on the watchlist DAILY (every 2s)`,
-		"janitor: dry run: would delete 3 videos",
-		"janitor: deleted 3 videos, kept 1; the watchlist is untouched",
+		"backfill: 1100 tracking runs of last week imported from the old system",
+		"janitor: dry run: refused by the janitor's safety check: would delete",
+		"archived jobs expired (3 videos' metadata)",
+		"janitor: forced after the dry run: deleted",
+		"stored in the vault first; the watchlist is untouched",
 		"tracker: tracked v1, its metadata is gone: ghost tracking",
 		"tracker: tracked v3, its metadata is gone: ghost tracking",
-		"watchlist: 4 schedules (the videos table has 1 rows)",
+		"watchlist: 4 schedules (metadata left for 1 video: [video:v4])",
 		"live jobs (at most the current tracking runs); archive:",
+		`vault: the metadata of 3 videos the archive let go: [v1 "Cats" v2 "Dogs" v3 "Lakes"]`,
+		"vault: 1100 tracking runs' stats",
+		"vault metrics: queue backfill: 1100 jobs, 1100 completed",
 		"hotqueue: done",
 	},
 	"pgmq": {

@@ -102,15 +102,6 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 	if int64(len(b.Payload)) > s.cfg.MaxPayloadBytes {
 		return nil, tooLarge("payload", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}
-	payload, err := input.CleanJSON("payload", b.Payload)
-	if err != nil {
-		return nil, err
-	}
-	if payload == nil {
-		payload = json.RawMessage("{}")
-	} else if payload[0] != '{' {
-		return nil, badRequest("payload", "must be a JSON object")
-	}
 	next := time.Now().UTC()
 	if b.NextRunAt != nil {
 		// The client checks the time's bounds (1970–9999 in UTC), but to
@@ -121,7 +112,7 @@ func (s *Server) scheduleFromBody(key, tenant string, b *scheduleBody) (*skiploc
 		}
 		next = at.UTC()
 	}
-	return &skiplock.Schedule{Key: key, Tenant: tenant, Kind: b.Kind, Queue: b.Queue, Payload: payload,
+	return &skiplock.Schedule{Key: key, Tenant: tenant, Kind: b.Kind, Queue: b.Queue, Payload: b.Payload,
 		Every: every, NextRunAt: next}, nil
 }
 

@@ -315,7 +315,7 @@ func writeParquet[T any](ctx context.Context, b backend, key string, rows []T) (
 	}
 	cw := &countingWriter{w: obj}
 	w := parquet.NewGenericWriter[T](cw, parquet.Compression(&parquet.Zstd), parquet.MaxRowsPerRowGroup(rowGroupRows),
-		parquet.CreatedBy("skiplock", "", ""))
+		parquet.CreatedBy("skiplock", skiplock.Version(), skiplock.Commit()))
 	if _, err := w.Write(rows); err != nil {
 		obj.abort()
 		return 0, fmt.Errorf("vault: write %s: %w", key, err)

@@ -102,15 +102,19 @@ func runBulk(cmd *cobra.Command, g *globals, action skiplock.BulkAction, bf *bul
 	start := time.Now()
 	res, err := c.JobsBulk(cmd.Context(), p)
 	bar.finish()
+	if err != nil && res.Done > 0 {
+		return fmt.Errorf("%s: %w (%s jobs %s before it)", action, err, thousands(int64(res.Done)), bulkPast[action])
+	}
 	if err != nil {
-		return fmt.Errorf("%s: %w (%d jobs %s before)", action, err, res.Done, bulkPast[action])
+		return fmt.Errorf("%s: %w", action, err)
 	}
 	// As POST /v1/jobs/bulk answers.
 	answer := map[string]any{"action": action, "matched": res.Matched, "done": res.Done}
 	if bf.dryRun {
-		return output(cmd, answer, line("would %s %d jobs", action, res.Matched))
+		return output(cmd, answer, line("would %s %s jobs", action, thousands(int64(res.Matched))))
 	}
-	return output(cmd, answer, line("%s %d jobs of %d matched %s", verb, res.Done, res.Matched, rateLine(res.Done, time.Since(start))))
+	return output(cmd, answer, line("%s %s jobs of %s matched %s", verb, thousands(int64(res.Done)),
+		thousands(int64(res.Matched)), rateLine(res.Done, time.Since(start))))
 }
 
 func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkParams) error {

@@ -44,7 +44,7 @@ func newContractsApplyCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c, closeDB, err := (&globals{databaseURL: g.databaseURL}).existingClient(cmd.Context())
+			c, closeDB, err := (&globals{databaseURL: g.databaseURL}).client(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -173,9 +173,9 @@ func printReport(w io.Writer, rep *skiplock.JanitorReport) error {
 	}
 	printFolds(w, rep.Folds, would)
 	about := map[bool]string{true: "about "}[rep.ArchivedEstimated]
-	fmt.Fprintf(w, "%s %s of %s%s archived jobs (completed %s, failed %s, cancelled %s), %d partitions, about %s",
+	fmt.Fprintf(w, "%s %s of %s%s archived jobs (completed %s, failed %s, cancelled %s), %s partitions, about %s",
 		verb, thousands(r.Jobs), about, thousands(rep.Archived), thousands(r.ByState[skiplock.StateCompleted]),
-		thousands(r.ByState[skiplock.StateFailed]), thousands(r.ByState[skiplock.StateCancelled]), r.Partitions,
+		thousands(r.ByState[skiplock.StateFailed]), thousands(r.ByState[skiplock.StateCancelled]), thousands(int64(r.Partitions)),
 		bytesText(r.Bytes))
 	if rep.Held > 0 {
 		fmt.Fprintf(w, "; %s held (a live job depends on them, or their idempotency window is open)", thousands(rep.Held))

@@ -39,8 +39,10 @@ func newJobsCmd(g *globals) *cobra.Command {
 				return output(cmd, jobAnswer{Job: jobView(j)}, human)
 			}})
 	}
+	show := act("show", "Show a job", "", (*skiplock.Client).JobGet)
+	show.SuggestFor = []string{"get", "view", "info", "describe"}
 	cmd.AddCommand(
-		act("show", "Show a job", "", (*skiplock.Client).JobGet),
+		show,
 		withBulk(g, skiplock.BulkRetry, act("retry", "Return a failed or cancelled job (or a selection) to pending", "retried", (*skiplock.Client).JobRetry)),
 		withBulk(g, skiplock.BulkCancel, act("cancel", "Cancel a job or a selection (a running one ends when its worker stops)", "cancelled", (*skiplock.Client).JobCancel)),
 		withBulk(g, skiplock.BulkPause, act("pause", "Hold a job or a selection (a running one is asked to pause and goes to paused when its worker stops)", "paused", (*skiplock.Client).JobPause)),
@@ -107,7 +109,7 @@ func newJobsListCmd(g *globals) *cobra.Command {
 			return output(cmd, page, func(w io.Writer) error {
 				t := newTable(w, "ID", "KIND", "QUEUE", "STATE", "ATTEMPT", "PRIORITY", "RUN_AT")
 				for _, j := range page.Jobs {
-					t.row(j.ID, j.Kind, j.Queue, j.State, fmt.Sprintf("%d/%d", j.Attempt, j.MaxRetries+1), j.Priority,
+					t.row(j.ID, j.Kind, j.Queue, j.State, attemptCell(j.Attempt, j.MaxRetries), j.Priority,
 						j.RunAt.Format(time.RFC3339))
 				}
 				if err := t.flush(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -82,7 +83,7 @@ func (in *jsonlInput) next(max int) ([]skiplock.InsertManyParams, error) {
 		if len(raw) == 0 {
 			continue
 		}
-		job, err := skiplock.ParseJobSpec(raw, "", 0)
+		job, err := parseLine(raw)
 		if err != nil {
 			return jobs, usagef("line %d: %v", in.line, err)
 		}
@@ -95,6 +96,23 @@ func (in *jsonlInput) next(max int) ([]skiplock.InsertManyParams, error) {
 		return jobs, fmt.Errorf("read --jsonl input: %w", err)
 	}
 	return jobs, nil
+}
+
+// parseLine reads one line's job spec. Invalid JSON is named with its
+// column, a line that is no object with what it is.
+func parseLine(raw []byte) (skiplock.InsertManyParams, error) {
+	if !json.Valid(raw) {
+		return skiplock.InsertManyParams{}, errors.New("invalid JSON" + jsonColumn(raw))
+	}
+	if raw[0] != '{' {
+		return skiplock.InsertManyParams{}, fmt.Errorf("must be a JSON object, got %s", jsonKind(raw[0]))
+	}
+	job, err := skiplock.ParseJobSpec(raw, "", 0)
+	var ve *skiplock.ValidationError
+	if errors.As(err, &ve) && ve.Field == "" {
+		return job, &usageError{err: errors.New(ve.Message)}
+	}
+	return job, err
 }
 
 // runJSONL inserts the job specs of path ("-": stdin), all in one
@@ -131,7 +149,7 @@ func runJSONL(cmd *cobra.Command, g *globals, path string, partial bool) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "inserted %d jobs %s\n", n, rateLine(n, time.Since(start)))
+	fmt.Fprintf(cmd.OutOrStdout(), "inserted %s jobs %s\n", thousands(int64(n)), rateLine(n, time.Since(start)))
 	return nil
 }
 
@@ -159,13 +177,13 @@ func insertPartial(ctx context.Context, c *skiplock.Client, in *jsonlInput, bar 
 		jobs, bad := in.next(jsonlBatch)
 		if len(jobs) > 0 {
 			if _, err := c.InsertMany(ctx, jobs); err != nil {
-				return done, fmt.Errorf("%w (%d jobs inserted before)", batchErr(first, in.line, err), done)
+				return done, fmt.Errorf("%w (%s jobs inserted before)", batchErr(first, in.line, err), thousands(int64(done)))
 			}
 			done += len(jobs)
 			bar.update(done, in.counter.n)
 		}
 		if bad != nil {
-			return done, fmt.Errorf("%w (%d jobs inserted before it)", bad, done)
+			return done, fmt.Errorf("%w (%s jobs inserted before it)", bad, thousands(int64(done)))
 		}
 		if len(jobs) == 0 {
 			return done, nil

@@ -68,7 +68,7 @@ func TestCLIEnqueueJSONL(t *testing.T) {
 				lines[i] = fmt.Sprintf(`{"kind":"bulk","payload":{"i":%d},"queue":"q%d"}`, i, i%3)
 			}
 			r = runCLI(t, url, "enqueue", "--jsonl", writeJSONL(t, lines...))
-			if r.code != 0 || !strings.HasPrefix(r.stdout, "inserted 20000 jobs in ") || strings.Contains(r.stdout+r.stderr, "\r") || r.stderr != "" {
+			if r.code != 0 || !strings.HasPrefix(r.stdout, "inserted 20,000 jobs in ") || strings.Contains(r.stdout+r.stderr, "\r") || r.stderr != "" {
 				t.Fatalf("20,000 lines: %+v", r)
 			}
 			if n := listedJobs(t, url, "--kind", "bulk", "--limit", "10000"); n != 10000 {

@@ -29,7 +29,7 @@ func main() {
 func run(ctx context.Context, args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
@@ -37,10 +37,14 @@ func run(ctx context.Context, args []string) int {
 	if unmigrated(msg) {
 		msg += " (the database lacks Skiplock's tables: run 'skiplock migrate up')"
 	}
-	fmt.Fprintln(os.Stderr, "skiplock: "+msg)
-	var ex *excerptError
-	if errors.As(err, &ex) {
-		fmt.Fprint(os.Stderr, ex.excerpt) // the lines of the input at fault
+	if wantsJSON(cmd, args) {
+		writeJSONError(os.Stderr, err, msg)
+	} else {
+		fmt.Fprintln(os.Stderr, "skiplock: "+msg)
+		var ex *excerptError
+		if errors.As(err, &ex) {
+			fmt.Fprint(os.Stderr, ex.excerpt) // the lines of the input at fault
+		}
 	}
 	if isInputError(err) {
 		return 2

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/attempts"
 )
 
 // Every command that prints data prints it one of two ways: a human form (an
@@ -79,13 +80,14 @@ type jobAnswer struct {
 }
 
 // attemptText says where a job stands: "pending (next attempt 1 of 4)",
-// "failed (attempt 4 of 4)".
+// "failed (attempt 4 of 4)"; 4 is max_retries + 1, the runs allowed.
 func attemptText(j *skiplock.JobRow) string {
-	switch j.State {
-	case skiplock.StatePending, skiplock.StateScheduled, skiplock.StateWaiting, skiplock.StatePaused:
-		return fmt.Sprintf("%s (next attempt %d of %d)", j.State, j.Attempt+1, j.MaxRetries+1)
-	}
-	return fmt.Sprintf("%s (attempt %d of %d)", j.State, j.Attempt, j.MaxRetries+1)
+	return attempts.Text(j.State, j.Attempt, j.MaxRetries)
+}
+
+// attemptCell is a table's attempt column: attempts made / runs allowed.
+func attemptCell(attempt, maxRetries int) string {
+	return fmt.Sprintf("%d/%d", attempt, attempts.Allowed(maxRetries))
 }
 
 // jobDetail is the human form of one job: a field per line, aligned.
@@ -118,8 +120,9 @@ func jobDetail(j *skiplock.JobRow) func(io.Writer) error {
 		if len(v.Result) > 0 && string(v.Result) != "null" {
 			t.row("result", oneLine(string(v.Result)))
 		}
+		t.row("max retries", fmt.Sprintf("%d (runs allowed: %d)", v.MaxRetries, attempts.Allowed(v.MaxRetries)))
 		if n := len(v.Errors); n > 0 {
-			t.row("last error", oneLine(v.Errors[n-1].Message))
+			t.row("last error", fmt.Sprintf("%s (attempt %d: %s)", oneLine(v.Errors[n-1].Message), v.Errors[n-1].Attempt, attempts.End(v, n-1)))
 		}
 		return t.flush()
 	}

@@ -18,12 +18,11 @@ const maxPayloadInput = 1 << 30
 
 // readPayload answers the payload of `enqueue KIND [SOURCE]`: "-" reads
 // stdin, "@FILE" reads FILE, anything else is the JSON itself; no source is
-// {}. A payload piped in without "-" is refused rather than dropped.
+// {}. Stdin is read only when "-" asks for it, so that enqueue behaves the
+// same in a terminal, a pipe and a `while read` loop (whose input it must
+// not swallow).
 func readPayload(args []string, stdin io.Reader) (json.RawMessage, error) {
 	if len(args) == 0 {
-		if stdinHasInput(stdin) {
-			return nil, usagef("stdin holds data but no payload source was given: pass - to read the payload from stdin, or </dev/null to enqueue {}")
-		}
 		return json.RawMessage("{}"), nil
 	}
 	src := args[0]
@@ -58,7 +57,7 @@ func cleanPayload(source string, b []byte) (json.RawMessage, error) {
 	case err != nil && source != "":
 		return nil, usagef("%s: %v", source, err)
 	case err != nil:
-		return nil, usagef("%v", err)
+		return nil, &usageError{err: err} // an *input.Error: it names the field
 	}
 	return out, nil
 }
@@ -104,24 +103,50 @@ func checkPayload(source string, b []byte) (json.RawMessage, error) {
 
 // jsonErrorPlace answers " at line N, column C: <reason>" for invalid JSON.
 func jsonErrorPlace(b []byte) string {
+	line, col, reason := jsonErrorAt(b)
+	if line == 0 {
+		return reason
+	}
+	return fmt.Sprintf(" at line %d, column %d: %s", line, col, reason)
+}
+
+// jsonColumn answers " at column C: <reason>" for invalid JSON on one line.
+func jsonColumn(b []byte) string {
+	line, col, reason := jsonErrorAt(b)
+	if line == 0 {
+		return reason
+	}
+	return fmt.Sprintf(" at column %d: %s", col, reason)
+}
+
+// jsonErrorAt answers where invalid JSON goes wrong (line and column from
+// 1) and why; line 0 when the decoder gives no place, the reason then
+// being ": <error>" or "".
+func jsonErrorAt(b []byte) (line, col int, reason string) {
 	var v any
 	err := json.Unmarshal(b, &v)
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
 		if err != nil {
-			return ": " + err.Error()
+			return 0, 0, ": " + err.Error()
 		}
-		return ""
+		return 0, 0, ""
 	}
-	line, col := 1, 1
-	for _, c := range b[:min(int(se.Offset), len(b))] {
+	// Offset counts the bytes read, the one at fault included; at the end
+	// of the input the fault is just past the last byte.
+	at := len(b)
+	if int(se.Offset) < len(b) {
+		at = max(int(se.Offset)-1, 0)
+	}
+	line, col = 1, 1
+	for _, c := range b[:at] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {
 			col++
 		}
 	}
-	return fmt.Sprintf(" at line %d, column %d: %v", line, col, se)
+	return line, col, se.Error()
 }
 
 func jsonKind(c byte) string {
@@ -136,20 +161,6 @@ func jsonKind(c byte) string {
 		return "null"
 	}
 	return "a number"
-}
-
-// stdinHasInput tells whether stdin is a pipe or a non-empty file: input
-// someone meant to send. A terminal or /dev/null is not.
-func stdinHasInput(stdin io.Reader) bool {
-	f, ok := stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	return fi.Mode()&os.ModeNamedPipe != 0 || fi.Mode().IsRegular() && fi.Size() > 0
 }
 
 // unwrapPath drops the *PathError's repetition of the file name.

@@ -33,7 +33,7 @@ func newQueuesCmd(g *globals) *cobra.Command {
 				t := newTable(w, "QUEUE", "PAUSED", "PENDING", "SCHEDULED", "RUNNING", "WAITING", "OLDEST_PENDING")
 				for _, q := range queues {
 					t.row(q.Name, q.Paused, q.Counts[skiplock.StatePending], q.Counts[skiplock.StateScheduled],
-						q.Counts[skiplock.StateRunning], q.Counts[skiplock.StateWaiting], q.OldestPendingAge.Round(time.Second))
+						q.Counts[skiplock.StateRunning], q.Counts[skiplock.StateWaiting], oldestPending(q))
 				}
 				if err := t.flush(); err != nil {
 					return err
@@ -89,4 +89,13 @@ func queueAction(cmd *cobra.Command, g *globals, name string, pause, create bool
 		verb = "paused"
 	}
 	return output(cmd, map[string]any{"queue": view}, line("queue %s %s", name, verb))
+}
+
+// oldestPending is the age of a queue's oldest pending job, "-" when it has
+// none: an empty queue has no age, and "0s" read as a job just enqueued.
+func oldestPending(q skiplock.QueueInfo) string {
+	if q.Counts[skiplock.StatePending] == 0 {
+		return "-"
+	}
+	return q.OldestPendingAge.Round(time.Second).String()
 }

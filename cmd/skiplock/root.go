@@ -37,7 +37,7 @@ func newRootCmd() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.databaseURL, "database-url", "",
 		"database: postgres://…, sqlite:PATH or PATH.db (env SKIPLOCK_DATABASE_URL; default skiplock.db)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newMigrateCmd(g), newEnqueueCmd(g), newJobsCmd(g), newQueuesCmd(g), newVersionCmd(g))
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))

@@ -285,9 +285,9 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return err
 	}
 	defer ln.Close()
-	logStartup(log, cfg, contracts)
-	g := &globals{databaseURL: cfg.DatabaseURL}
-	db, err := g.open(ctx)
+	logStartup(log, cfg, contracts, flow, fair)
+	loopback := server.IsLoopback(cfg.Listen)
+	db, err := openServeDB(ctx, cfg, loopback)
 	if err != nil {
 		return err
 	}
@@ -304,9 +304,8 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if err != nil {
 		return fmt.Errorf("count tokens: %w", err)
 	}
-	loopback := server.IsLoopback(cfg.Listen)
 	if tokens == 0 && !loopback && !cfg.Insecure {
-		return usagef("refusing to serve %s without tokens: create one with `skiplock token create --role admin`, listen on 127.0.0.1, or pass --insecure", cfg.Listen)
+		return refuseWithoutTokens(cfg.Listen)
 	}
 	ccfg := &skiplock.Config{Logger: log, Contracts: contracts, ContractsWin: win, PeriodicJobs: periodic,
 		Retention: retention, Vault: keep, Flow: flow, Fairness: fair}

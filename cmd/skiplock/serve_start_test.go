@@ -81,23 +81,30 @@ func serveLog(t *testing.T, dir string, args ...string) string {
 	return log.String()
 }
 
-// serve says at start which config file, contracts and periodic jobs it uses.
+// serve says at start which config file, contracts, periodic jobs, flow
+// rules and fairness weights it uses.
 func TestCLIServeLogsItsConfiguration(t *testing.T) {
 	t.Parallel()
 	bare := serveLog(t, t.TempDir())
-	if !strings.Contains(bare, "config file") || !strings.Contains(bare, "none") {
-		t.Errorf("no config file: log does not say so:\n%s", bare)
+	for _, want := range []string{"config file", "none", `msg="flow rules" count=0`, "msg=fairness queues=0"} {
+		if !strings.Contains(bare, want) {
+			t.Errorf("no config file: log lacks %q:\n%s", want, bare)
+		}
 	}
 	dir := t.TempDir()
 	contracts := "version: 1\nkinds:\n  email: {}\n  report: {}\n"
-	config := "contracts: c.yaml\nperiodic:\n  - {name: nightly, schedule: \"0 3 * * *\", kind: report}\n"
+	config := "contracts: c.yaml\nperiodic:\n  - {name: nightly, schedule: \"0 3 * * *\", kind: report}\n" +
+		"flow:\n  - {name: per-host, queue: crawl, key: payload.host, concurrency: 2, rate: 5, per: 1s}\n" +
+		"fairness:\n  crawl: {weights: {acme: 3, beta: 1}}\n"
 	for name, body := range map[string]string{"c.yaml": contracts, "skiplock.yaml": config} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got := serveLog(t, dir)
-	for _, want := range []string{"file=skiplock.yaml", "file=c.yaml", "email", "report", "name=nightly", `schedule="0 3 * * *"`} {
+	for _, want := range []string{"file=skiplock.yaml", "file=c.yaml", "email", "report", "name=nightly", `schedule="0 3 * * *"`,
+		`msg="flow rule" name=per-host queue=crawl kind=any key=payload.host limit="2 running, 5 per 1s"`,
+		`msg=fairness queue=crawl weights="acme=3,beta=1"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("log lacks %q:\n%s", want, got)
 		}

@@ -164,8 +164,8 @@ it again, and nothing is stored twice.`,
 			}
 			took := time.Since(start)
 			ans := exportAnswer{Vault: v.String(), Scanned: res.Scanned, Stored: res.Stored, Held: res.Held, Seconds: took.Seconds()}
-			return output(cmd, ans, line("exported %d jobs to %s (%d already there; %d finished jobs read) %s",
-				res.Stored, v, res.Held, res.Scanned, rateLine(res.Scanned, took)))
+			return output(cmd, ans, line("exported %s jobs to %s (%s already there; %s finished jobs read) %s",
+				thousands(int64(res.Stored)), v, thousands(int64(res.Held)), thousands(int64(res.Scanned)), rateLine(res.Scanned, took)))
 		}}
 	vf.add(cmd, "jobs finished at or after this time", "jobs finished before this time (default: no bound)")
 	cmd.Flags().IntVar(&batch, "batch", vault.DefaultExportBatch, "jobs stored at a time: the most one file holds")
@@ -215,7 +215,7 @@ func newVaultLsCmd() *cobra.Command {
 				if err := t.flush(); err != nil {
 					return err
 				}
-				_, err := fmt.Fprintf(w, "%d files, %s jobs, %s bytes in %s\n", len(parts), thousands(int64(rows)), thousands(bytes), v)
+				_, err := fmt.Fprintf(w, "%s files, %s jobs, %s bytes in %s\n", thousands(int64(len(parts))), thousands(int64(rows)), thousands(bytes), v)
 				return err
 			})
 		}}
@@ -270,7 +270,7 @@ func newVaultQueryCmd() *cobra.Command {
 					if j.StartedAt != nil {
 						run = j.FinishedAt.Sub(*j.StartedAt).Round(time.Millisecond).String()
 					}
-					t.row(j.ID, j.Kind, j.Queue, j.State, fmt.Sprintf("%d/%d", j.Attempt, j.MaxRetries+1),
+					t.row(j.ID, j.Kind, j.Queue, j.State, attemptCell(j.Attempt, j.MaxRetries),
 						j.FinishedAt.Format(time.RFC3339), run)
 				}
 				return t.flush()

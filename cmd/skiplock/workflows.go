@@ -49,7 +49,7 @@ func printWorkflow(w io.Writer, v *server.WorkflowAnswer) error {
 			if j.LastError != nil && j.State.Finished() && j.State != "completed" {
 				msg = *j.LastError
 			}
-			t.row(s.Name, j.ID, j.Kind, j.State, fmt.Sprintf("%d/%d", j.Attempt, j.MaxRetries+1),
+			t.row(s.Name, j.ID, j.Kind, j.State, attemptCell(j.Attempt, j.MaxRetries),
 				fmt.Sprintf("%d%%", j.Progress), msg)
 		}
 	}

@@ -94,6 +94,7 @@ var _ = add("Cancel", func(e *env) {
 
 // A retry keeps the attempt number counting and gives the job its budget
 // again: max_retries moves up by the attempts spent since the last retry.
+// The attempt that failed leaves no start, heartbeat, lease or worker.
 var _ = add("ManualRetry", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
 	e.failFinal(j, "fatal")
@@ -101,6 +102,10 @@ var _ = add("ManualRetry", func(e *env) {
 	if err != nil || out.State != driver.StatePending || out.Attempt != 1 || out.MaxRetries != 4 ||
 		out.AttemptBase != 1 || out.FinishedAt != nil || len(out.Errors) != 1 || out.Errors[0].Message != "fatal" {
 		e.t.Fatalf("retry failed job: %+v, %v; want attempt 1, max_retries 4", out, err)
+	}
+	if out.StartedAt != nil || out.HeartbeatAt != nil || out.LeaseUntil != nil || out.WorkerID != "" {
+		e.t.Fatalf("retried job keeps its last attempt's start %v, heartbeat %v, lease %v, worker %q",
+			out.StartedAt, out.HeartbeatAt, out.LeaseUntil, out.WorkerID)
 	}
 	again := e.claimID(j, "w1", lease)
 	if again.Attempt != 2 {

@@ -275,6 +275,7 @@ RETURNING {{cols}};
 -- Its live parents are locked, so that none finishes unseen meanwhile: a
 -- parent's completion waits for the retry to commit, then releases the job
 -- as any waiting dependent; one that finished first is not found here.
+-- The attempt that failed leaves no start, heartbeat or lease behind.
 -- The attempt number goes on counting: a worker whose lease ran out may
 -- still report its run, and must not match a run after the retry. The
 -- budget comes back as max_retries moved up by the attempts spent since
@@ -288,7 +289,7 @@ WITH parents AS (
     RETURNING *
 )
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM parents) THEN 'waiting' ELSE 'pending' END, max_retries=d.max_retries - d.attempt_base + d.attempt, attempt_base=d.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
+SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM parents) THEN 'waiting' ELSE 'pending' END, max_retries=d.max_retries - d.attempt_base + d.attempt, attempt_base=d.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, started_at=NULL, heartbeat_at=NULL, cancel_requested=false, progress=0, progress_message=''}}
 FROM d
 RETURNING {{cols}};
 

@@ -255,10 +255,11 @@ RETURNING {{cols}};
 
 -- name: JobUnarchive
 -- A job retried while some of its parents have not finished waits for them.
+-- The attempt that failed leaves no start, heartbeat or lease behind.
 -- Its attempt number goes on counting and max_retries moves up by the
 -- attempts spent since its last retry (see PostgreSQL's JobUnarchive).
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols a: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = a.id) THEN 'waiting' ELSE 'pending' END, max_retries=a.max_retries - a.attempt_base + a.attempt, attempt_base=a.attempt, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
+SELECT {{cols a: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = a.id) THEN 'waiting' ELSE 'pending' END, max_retries=a.max_retries - a.attempt_base + a.attempt, attempt_base=a.attempt, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, started_at=NULL, heartbeat_at=NULL, cancel_requested=0, progress=0, progress_message=''}}
 FROM skiplock_jobs_archive a WHERE a.id = @id AND a.state IN ('failed', 'cancelled')
 RETURNING {{cols}};
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,29 +11,31 @@ import (
 	"github.com/skiplock/skiplock/examples/internal/example"
 )
 
-// app is the original's own data: the ephemeral videos table and the vault of
-// metrics. The jobs and the watchlist live in Skiplock.
+// app is the original's services on Skiplock. Its data lives in Skiplock
+// too: a video's metadata is its ingest job (kept in the archive for the
+// retention, then in the vault), the watchlist is the schedules, and each
+// tracking run's stats are the run's result, which retention moves to the
+// vault's Parquet files. The app keeps in memory only what the example
+// checks: which videos were tracked after their metadata went.
 type app struct {
 	client *skiplock.Client
 
 	mu          sync.Mutex
-	videos      map[string]time.Time // video id → discovered_at
-	vault       []string
 	ghostTracks map[string]int
+	views       int
 }
 
-func newApp() *app {
-	return &app{videos: map[string]time.Time{}, ghostTracks: map[string]int{}}
-}
+func newApp() *app { return &app{ghostTracks: map[string]int{}} }
 
-// ingest stores a video's metadata and puts it on the watchlist.
+// videoTag tags a video's ingest job: the tracker finds the metadata by it.
+func videoTag(id string) string { return "video:" + id }
+
+// ingest puts a video on the watchlist; its job (payload and tag) is the
+// video's metadata.
 func (a *app) ingest(ctx context.Context, j *skiplock.Job[IngestArgs]) error {
-	a.mu.Lock()
-	a.videos[j.Args.VideoID] = time.Now()
-	a.mu.Unlock()
 	payload, _ := json.Marshal(TrackArgs{VideoID: j.Args.VideoID})
-	_, err := a.client.ScheduleUpsert(ctx, &skiplock.Schedule{Key: "video:" + j.Args.VideoID,
-		Kind: TrackArgs{}.Kind(), Payload: payload, Every: tiers[j.Args.Tier]})
+	_, err := a.client.ScheduleUpsert(ctx, &skiplock.Schedule{Key: videoTag(j.Args.VideoID),
+		Kind: TrackArgs{}.Kind(), Queue: trackingQueue, Payload: payload, Every: tiers[j.Args.Tier]})
 	if err != nil {
 		return fmt.Errorf("add %s to the watchlist: %w", j.Args.VideoID, err)
 	}
@@ -42,60 +43,37 @@ func (a *app) ingest(ctx context.Context, j *skiplock.Job[IngestArgs]) error {
 	return nil
 }
 
-// track writes a video's stats to the vault, whether or not its metadata
-// still exists.
+// track records a video's stats as the run's result, whether or not its
+// metadata still exists.
 func (a *app) track(ctx context.Context, j *skiplock.Job[TrackArgs]) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	now := time.Now().UTC()
-	a.vault = append(a.vault, fmt.Sprintf("metrics/date=%s/hour=%02d video=%s views=%d",
-		now.Format(time.DateOnly), now.Hour(), j.Args.VideoID, 1000+len(a.vault)))
-	if _, ok := a.videos[j.Args.VideoID]; ok {
-		return nil
+	known, err := a.client.JobList(ctx, skiplock.JobListParams{Kind: IngestArgs{}.Kind(),
+		Tags: []string{videoTag(j.Args.VideoID)}, Limit: 1})
+	if err != nil {
+		return fmt.Errorf("look up video %s: %w", j.Args.VideoID, err)
 	}
-	a.ghostTracks[j.Args.VideoID]++
-	if a.ghostTracks[j.Args.VideoID] == 1 {
-		example.Say("tracker: tracked %s, its metadata is gone: ghost tracking", j.Args.VideoID)
-	}
-	return nil
-}
-
-// janitor deletes videos discovered before the retention cutoff; the
-// watchlist is not touched.
-func (a *app) janitor(ctx context.Context, j *skiplock.Job[JanitorArgs]) error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	cutoff := time.Now().Add(-retention)
-	var expired []string
-	recent := 0
-	for id, at := range a.videos {
-		if at.Before(cutoff) {
-			expired = append(expired, id)
-		} else {
-			recent++
+	a.views++
+	views := 1000 + a.views
+	if len(known) == 0 {
+		a.ghostTracks[j.Args.VideoID]++
+		if a.ghostTracks[j.Args.VideoID] == 1 {
+			example.Say("tracker: tracked %s, its metadata is gone: ghost tracking", j.Args.VideoID)
 		}
 	}
-	if recent == 0 {
-		return skiplock.Permanent(errors.New("SAFETY: would delete all videos"))
-	}
-	if j.Args.DryRun {
-		example.Say("janitor: dry run: would delete %d videos (cutoff %s)", len(expired), cutoff.Format(time.TimeOnly))
-		return j.SetResult(map[string]int{"would_delete": len(expired)})
-	}
-	for _, id := range expired {
-		delete(a.videos, id)
-	}
-	example.Say("janitor: deleted %d videos, kept %d; the watchlist is untouched", len(expired), recent)
-	return j.SetResult(map[string]int{"deleted": len(expired)})
+	a.mu.Unlock()
+	return j.SetResult(Stats{VideoID: j.Args.VideoID, Views: views, At: time.Now().UTC()})
 }
 
-func (a *app) videoCount() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.videos)
+// Stats is a tracking run's result: the metrics row the original wrote to
+// its vault.
+type Stats struct {
+	VideoID string    `json:"video_id"`
+	Views   int       `json:"views"`
+	At      time.Time `json:"at,omitzero"`
 }
 
-// waitGhostTracks waits until each video was tracked after its deletion.
+// waitGhostTracks waits until each video was tracked after its metadata
+// went.
 func (a *app) waitGhostTracks(ctx context.Context, ids ...string) error {
 	for {
 		a.mu.Lock()

@@ -44,7 +44,7 @@ var openers = map[string]func(ctx context.Context, url string) (Opened, error){
 	"postgres": func(ctx context.Context, url string) (Opened, error) {
 		d, err := pgdriver.Connect(ctx, url)
 		if err != nil {
-			return Opened{}, err
+			return Opened{}, pgConnectError(err)
 		}
 		return Opened{Driver: d, Close: d.Close}, nil
 	},

@@ -93,15 +93,36 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	s.api(admin, "POST", fmt.Sprintf("/v1/jobs/%d/complete", run.ID), map[string]any{"worker_id": "w-1"}, &struct{}{})
 	b.waitText("#state", "cancelled")
 
-	// Retry a failed job from its page.
+	// Retry a failed job from its page. It failed its only attempt: its
+	// retries are exhausted, it was attempt 1 of 1. Retried, it waits for
+	// attempt 2 of 2 and shows no start or heartbeat of the attempt before.
 	f := s.failed(admin, "flaky")
 	b.do("open the failed job", b.open(fmt.Sprintf("/jobs/%d", f.ID)), chromedp.WaitVisible(chromedp.ID("state")))
 	b.waitText(".attempt", "it broke")
+	b.waitText(".attempt .end", "retries exhausted")
+	b.waitText("#attempt-of", "attempt 1 of 1")
+	b.waitText("#max-retries", "runs allowed in all: 1")
+	b.waitText("#heartbeat", "ago")
 	b.click(`button[value="Retry"]`)
 	b.waitText("#state", "pending")
 	if got := s.job(admin, f.ID); got.State != "pending" {
 		t.Fatalf("retried job is %s", got.State)
 	}
+	b.waitText("#attempt-of", "next attempt 2 of 2")
+	b.waitText("#started", "—")
+	if eval[bool](b, `document.getElementById("heartbeat") !== null || document.getElementById("lease") !== null`) {
+		t.Fatal("a retried job's page shows the heartbeat or lease of the attempt before")
+	}
+	// An error that refuses a retry with retries left is "not retryable".
+	perm := s.enqueue(admin, map[string]any{"kind": "strict", "queue": "q-strict", "max_retries": 2})
+	s.claim(admin, "q-strict", "w-p")
+	s.api(admin, "POST", fmt.Sprintf("/v1/jobs/%d/fail", perm.ID), map[string]any{"worker_id": "w-p",
+		"retryable": false, "error": map[string]any{"type": "bad_input", "message": "no such file"}}, &struct{}{})
+	b.do("open the permanently failed job", b.open(fmt.Sprintf("/jobs/%d", perm.ID)), chromedp.WaitVisible(chromedp.ID("state")))
+	b.waitText(".attempt .end", "not retryable")
+	b.waitText("#attempt-of", "attempt 1 of 3")
+	b.do("open the jobs list", b.open("/jobs?kind=strict"), chromedp.WaitVisible(chromedp.ID("jobs")))
+	b.waitText(fmt.Sprintf(`tr[data-id="%d"] td.num`, perm.ID), "1/3")
 
 	// Bulk retry: the confirmation counts the jobs, then all are retried.
 	var failed []apiJob

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/attempts"
 )
 
 // funcs are the templates' helpers; none of them returns unescaped text
@@ -23,16 +24,31 @@ var funcs = template.FuncMap{
 	"utcp": func(t *time.Time) string {
 		return orDash(t, func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") })
 	},
-	"agep":     func(t *time.Time) string { return orDash(t, ago) },
-	"seconds":  func(s float64) string { return age(time.Duration(s * float64(time.Second))) },
-	"percent":  func(n, of int64) string { return percent(n, of) },
-	"num":      func(n int64) string { return group(n) },
-	"states":   func() []skiplock.JobState { return allStates },
-	"live":     func() []skiplock.JobState { return liveStates },
-	"query":    withQuery,
-	"contains": func(list []string, s string) bool { return contains(list, s) },
-	"pathesc":  url.PathEscape,
-	"dict":     dict,
+	"agep":       func(t *time.Time) string { return orDash(t, ago) },
+	"seconds":    func(s float64) string { return age(time.Duration(s * float64(time.Second))) },
+	"percent":    func(n, of int64) string { return percent(n, of) },
+	"num":        func(n int64) string { return group(n) },
+	"states":     func() []skiplock.JobState { return allStates },
+	"live":       func() []skiplock.JobState { return liveStates },
+	"query":      withQuery,
+	"contains":   func(list []string, s string) bool { return contains(list, s) },
+	"pathesc":    url.PathEscape,
+	"dict":       dict,
+	"allowed":    attempts.Allowed,
+	"attemptOf":  func(j *skiplock.JobView) string { return attempts.Of(j.State, j.Attempt, j.MaxRetries) },
+	"attemptEnd": attempts.End,
+	"started":    started,
+}
+
+// started reports whether a job's current attempt has started: a job
+// waiting for its next attempt (after a retry, or a backoff) shows no start,
+// heartbeat or lease of the attempt before.
+func started(j *skiplock.JobView) bool {
+	switch j.State {
+	case skiplock.StatePending, skiplock.StateScheduled, skiplock.StateWaiting, skiplock.StatePaused:
+		return false
+	}
+	return true
 }
 
 var allStates = []skiplock.JobState{skiplock.StatePending, skiplock.StateRunning, skiplock.StateScheduled,

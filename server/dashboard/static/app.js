@@ -53,7 +53,7 @@ function liveList() {
 }
 
 // A job page updates its progress, checkpoint and lease in place, and
-// reloads when the job changes state.
+// reloads when the job changes state (a new attempt starts with one).
 function liveJob(id) {
   const state = document.querySelector("#state .badge").textContent;
   const set = (sel, text) => { const el = document.getElementById(sel); if (el) el.textContent = text; };
@@ -66,7 +66,6 @@ function liveJob(id) {
       set("checkpoint", j.checkpoint);
       set("worker", j.worker_id || "—");
       set("lease", j.lease_until || "—");
-      set("attempt", j.attempt);
     },
   });
 }
