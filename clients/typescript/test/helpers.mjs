@@ -17,7 +17,7 @@ export function uniqueQueue(name) {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** A worker process (fixtures/worker.mjs): its "run" lines, a promise of "started" lines, and exit. */
+/** A worker process (fixtures/worker.mjs): the jobs it ran and started ([id, attempt]), and its exit. */
 export function startWorker(env) {
   const child = spawn(process.execPath, [join(here, "fixtures/worker.mjs")], {
     env: { ...process.env, SKIPLOCK_URL: url, ...env },
@@ -25,7 +25,6 @@ export function startWorker(env) {
   });
   const w = { child, runs: [], started: [], ready: undefined, exited: new Promise((r) => child.on("exit", (code, sig) => r({ code, sig }))) };
   let buf = "";
-  const waiters = [];
   child.stdout.setEncoding("utf8");
   child.stdout.on("data", (d) => {
     buf += d;
@@ -37,9 +36,7 @@ export function startWorker(env) {
       if (what === "started") w.started.push([Number(a), Number(b)]);
       if (what === "ready") w.ready = a;
     }
-    for (const f of waiters.splice(0)) f();
   });
-  w.changed = () => new Promise((r) => waiters.push(r));
   return w;
 }
 
