@@ -37,17 +37,25 @@ func TestTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The server builds while npm works.
+	bin := filepath.Join(t.TempDir(), "skiplock")
+	built := make(chan error, 1)
+	go func() {
+		build := exec.Command("go", "build", "-o", bin, "./cmd/skiplock")
+		build.Dir = filepath.Join(dir, "..", "..")
+		if out, err := build.CombinedOutput(); err != nil {
+			built <- fmt.Errorf("go build: %v\n%s", err, out)
+		}
+		close(built)
+	}()
 	run(t, dir, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund")
 	run(t, dir, npm, "run", "--silent", "check:generated")
 	run(t, dir, npm, "run", "--silent", "check:dist")
 	// examples/http-workers/worker.mjs runs on the library (test/example.test.mjs).
 	example := filepath.Join(dir, "..", "..", "examples", "http-workers")
 	run(t, example, npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund")
-	bin := filepath.Join(t.TempDir(), "skiplock")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/skiplock")
-	build.Dir = filepath.Join(dir, "..", "..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if err := <-built; err != nil {
+		t.Fatal(err)
 	}
 	dbs := map[string]func(t *testing.T) string{
 		"sqlite": func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "skiplock.db") },
