@@ -18,7 +18,8 @@ export const CLAIM_FIELDS = [
 export type ClaimedJob = Pick<Job, "id" | "attempt" | (typeof CLAIM_FIELDS)[number]>;
 
 /** What a handler gets: the job, its signal, and the means to report progress and save a checkpoint. */
-export interface JobContext<P = Record<string, unknown>> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export interface JobContext<P = any, C = any> {
   readonly id: number;
   readonly kind: string;
   readonly op: string | null;
@@ -32,7 +33,7 @@ export interface JobContext<P = Record<string, unknown>> {
   readonly metadata: unknown;
   readonly tags: string[];
   /** The checkpoint the last attempt saved (null for none): resume from it. */
-  readonly checkpoint: unknown;
+  readonly checkpoint: C | null;
   readonly workflowId: string | null;
   readonly stage: string | null;
   /** The W3C trace context the job carries, when any. */
@@ -44,7 +45,7 @@ export interface JobContext<P = Record<string, unknown>> {
   /** Sets the progress (0–100) and its message; the next heartbeat sends them. */
   progress(percent: number, message?: string): void;
   /** Saves a checkpoint that the next attempt gets back; the next heartbeat sends it. */
-  saveCheckpoint(value: unknown): void;
+  saveCheckpoint(value: C): void;
   /** Sends a heartbeat now (with any progress and checkpoint set), and answers the server's answer. */
   heartbeat(): Promise<HeartbeatAnswer>;
 }
@@ -172,7 +173,7 @@ export class Running {
       queue: j.queue,
       tenant: j.tenant,
       priority: j.priority,
-      payload: (j.payload ?? {}) as Record<string, unknown>,
+      payload: j.payload ?? {},
       metadata: j.metadata ?? null,
       tags: j.tags ?? [],
       checkpoint: j.checkpoint ?? null,

@@ -13,9 +13,9 @@ import { MAX_REPORTS, Reporter, type PendingCompletion } from "./reporter.js";
 import { CLAIM_FIELDS, Running, type ClaimedJob, type JobContext } from "./running.js";
 import type { FailRequest } from "./types.js";
 
-/** Runs one job: its return value is the job's result (JSON); a throw fails the attempt. */
+/** Runs one job: its return value is the job's result (JSON); a throw fails the attempt. P is the payload's type, C the checkpoint's. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Handler<P = any> = (job: JobContext<P>) => unknown;
+export type Handler<P = any, C = any> = (job: JobContext<P, C>) => unknown;
 
 export const DEFAULT_CONCURRENCY = 10;
 export const DEFAULT_WAIT_SECONDS = 10;
@@ -94,7 +94,8 @@ export class Worker {
   }
 
   /** Registers the handler of a kind; before run. */
-  register<P = Record<string, unknown>>(kind: string, handler: Handler<P>): this {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  register<P = any, C = any>(kind: string, handler: Handler<P, C>): this {
     if (this.runPromise) throw new Error(`register ${kind}: the worker is already running`);
     if (typeof handler !== "function") throw new TypeError(`register ${kind}: handler must be a function`);
     this.handlers.set(kind, handler as Handler);

@@ -7,7 +7,7 @@ export declare const CLAIM_FIELDS: readonly ["kind", "op", "queue", "tenant", "p
 /** A claimed job as a worker receives it. */
 export type ClaimedJob = Pick<Job, "id" | "attempt" | (typeof CLAIM_FIELDS)[number]>;
 /** What a handler gets: the job, its signal, and the means to report progress and save a checkpoint. */
-export interface JobContext<P = Record<string, unknown>> {
+export interface JobContext<P = any, C = any> {
     readonly id: number;
     readonly kind: string;
     readonly op: string | null;
@@ -21,7 +21,7 @@ export interface JobContext<P = Record<string, unknown>> {
     readonly metadata: unknown;
     readonly tags: string[];
     /** The checkpoint the last attempt saved (null for none): resume from it. */
-    readonly checkpoint: unknown;
+    readonly checkpoint: C | null;
     readonly workflowId: string | null;
     readonly stage: string | null;
     /** The W3C trace context the job carries, when any. */
@@ -33,7 +33,7 @@ export interface JobContext<P = Record<string, unknown>> {
     /** Sets the progress (0–100) and its message; the next heartbeat sends them. */
     progress(percent: number, message?: string): void;
     /** Saves a checkpoint that the next attempt gets back; the next heartbeat sends it. */
-    saveCheckpoint(value: unknown): void;
+    saveCheckpoint(value: C): void;
     /** Sends a heartbeat now (with any progress and checkpoint set), and answers the server's answer. */
     heartbeat(): Promise<HeartbeatAnswer>;
 }

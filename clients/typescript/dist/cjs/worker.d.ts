@@ -1,8 +1,8 @@
 import { type BackoffOptions } from "./backoff.js";
 import { Client, type ClientOptions } from "./client.js";
 import { type JobContext } from "./running.js";
-/** Runs one job: its return value is the job's result (JSON); a throw fails the attempt. */
-export type Handler<P = any> = (job: JobContext<P>) => unknown;
+/** Runs one job: its return value is the job's result (JSON); a throw fails the attempt. P is the payload's type, C the checkpoint's. */
+export type Handler<P = any, C = any> = (job: JobContext<P, C>) => unknown;
 export declare const DEFAULT_CONCURRENCY = 10;
 export declare const DEFAULT_WAIT_SECONDS = 10;
 export declare const DEFAULT_DRAIN_TIMEOUT_MS = 30000;
@@ -58,7 +58,7 @@ export declare class Worker {
     private fatal;
     constructor(options: WorkerOptions);
     /** Registers the handler of a kind; before run. */
-    register<P = Record<string, unknown>>(kind: string, handler: Handler<P>): this;
+    register<P = any, C = any>(kind: string, handler: Handler<P, C>): this;
     /** Jobs running now. */
     get active(): number;
     /**

@@ -123,7 +123,7 @@ export class Running {
             queue: j.queue,
             tenant: j.tenant,
             priority: j.priority,
-            payload: (j.payload ?? {}),
+            payload: j.payload ?? {},
             metadata: j.metadata ?? null,
             tags: j.tags ?? [],
             checkpoint: j.checkpoint ?? null,

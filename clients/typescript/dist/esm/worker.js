@@ -55,6 +55,7 @@ export class Worker {
             this.register(kind, h);
     }
     /** Registers the handler of a kind; before run. */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     register(kind, handler) {
         if (this.runPromise)
             throw new Error(`register ${kind}: the worker is already running`);
