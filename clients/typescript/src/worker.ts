@@ -181,7 +181,7 @@ export class Worker {
           {
             worker_id: this.workerId,
             max,
-            wait_seconds: this.running.size > 0 || reports.length > 0 ? Math.min(this.waitSeconds, 1) : this.waitSeconds,
+            wait_seconds: this.waitSeconds,
             kinds,
             fields: [...CLAIM_FIELDS],
             ...(this.leaseSeconds !== undefined ? { lease_seconds: this.leaseSeconds } : {}),
@@ -241,10 +241,12 @@ export class Worker {
     } catch (err) {
       out = Promise.reject(err);
     }
-    out.then(
-      (result) => this.finished(r, { result }),
-      (err) => this.finished(r, { err }),
-    );
+    out
+      .then(
+        (result) => this.finished(r, { result }),
+        (err) => this.finished(r, { err }),
+      )
+      .catch((err) => this.log.error("reporting a job failed", { job_id: job.id, kind: job.kind, error: String(err) }));
   }
 
   private async finished(r: Running, o: { result?: unknown; err?: unknown }): Promise<void> {

@@ -150,7 +150,7 @@ class Worker {
                 const a = await this.client.claim(this.queue, {
                     worker_id: this.workerId,
                     max,
-                    wait_seconds: this.running.size > 0 || reports.length > 0 ? Math.min(this.waitSeconds, 1) : this.waitSeconds,
+                    wait_seconds: this.waitSeconds,
                     kinds,
                     fields: [...running_js_1.CLAIM_FIELDS],
                     ...(this.leaseSeconds !== undefined ? { lease_seconds: this.leaseSeconds } : {}),
@@ -215,7 +215,9 @@ class Worker {
         catch (err) {
             out = Promise.reject(err);
         }
-        out.then((result) => this.finished(r, { result }), (err) => this.finished(r, { err }));
+        out
+            .then((result) => this.finished(r, { result }), (err) => this.finished(r, { err }))
+            .catch((err) => this.log.error("reporting a job failed", { job_id: job.id, kind: job.kind, error: String(err) }));
     }
     async finished(r, o) {
         r.finish();
