@@ -1,7 +1,7 @@
 // Builds dist/esm (ES modules) and dist/cjs (CommonJS), each with its .d.ts,
 // or into --out DIR. dist/ is committed, so that installing the package
 // from a clone (npm install ./clients/typescript) needs no build; with
-// --if-possible (npm's prepare) a clone without typescript keeps it.
+// --if-possible (npm's prepack) a clone without typescript keeps it.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
