@@ -194,10 +194,14 @@ export class Worker {
         for (const job of a.jobs) this.start(job);
       } catch (err) {
         if (!(err instanceof SkiplockError)) {
-          // The claim was cut by stop(): its reports may be stored or not.
+          // The claim was cut by stop() (or failed in a way no answer
+          // explains): its reports may be stored or not.
           this.reporter.putBack(reports, true);
           if (this.stopping.signal.aborted) break;
-          throw err;
+          this.fatal = err;
+          this.log.error("claim failed; stopping", { queue: this.queue, error: String(err) });
+          this.stopping.abort();
+          break;
         }
         if (err.retryable) {
           this.reporter.putBack(reports, true);

@@ -163,11 +163,15 @@ class Worker {
             }
             catch (err) {
                 if (!(err instanceof errors_js_1.SkiplockError)) {
-                    // The claim was cut by stop(): its reports may be stored or not.
+                    // The claim was cut by stop() (or failed in a way no answer
+                    // explains): its reports may be stored or not.
                     this.reporter.putBack(reports, true);
                     if (this.stopping.signal.aborted)
                         break;
-                    throw err;
+                    this.fatal = err;
+                    this.log.error("claim failed; stopping", { queue: this.queue, error: String(err) });
+                    this.stopping.abort();
+                    break;
                 }
                 if (err.retryable) {
                     this.reporter.putBack(reports, true);
