@@ -37,6 +37,7 @@ func TestTypeScriptClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	readInputs(t, dir)
 	// The server builds while npm works.
 	bin := filepath.Join(t.TempDir(), "skiplock")
 	built := make(chan error, 1)
@@ -94,6 +95,38 @@ func TestTypeScriptClient(t *testing.T) {
 			}
 			t.Logf("node --test:\n%s", out)
 		})
+	}
+}
+
+// readInputs reads every file the Node side uses, so that go test's cache,
+// which notes the files a test opens but not those its child processes do,
+// runs the test again when one changes.
+func readInputs(t *testing.T, dir string) {
+	t.Helper()
+	root := filepath.Join(dir, "..", "..")
+	paths := []string{filepath.Join(root, "docs", "openapi.yaml"), filepath.Join(root, "examples", "http-workers", "worker.mjs"),
+		filepath.Join(root, "examples", "http-workers", "package-lock.json")}
+	for _, sub := range []string{".", "src", "dist", "scripts", "test"} {
+		err := filepath.WalkDir(filepath.Join(dir, sub), func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "node_modules" || (sub == "." && p != dir)) {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				paths = append(paths, p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range paths {
+		if _, err := os.ReadFile(p); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

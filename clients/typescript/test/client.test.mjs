@@ -1,6 +1,7 @@
 // The Client against a real server: enqueue, read, list with the cursor
 // iterator, act on jobs, bulk, workflows, schedules, and typed errors.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { test } from "node:test";
 import { Client, ConnectionError, SkiplockError } from "../dist/esm/index.js";
 import { client, uniqueQueue } from "./helpers.mjs";
@@ -43,8 +44,16 @@ test("typed errors carry code, field and status", async () => {
   await assert.rejects(client.retry((await client.enqueue("x", {}, { queue: uniqueQueue("err") })).id), (e) => e.status === 409 && e.code === "conflict");
   const nobody = new Client({ url: "http://127.0.0.1:1", logLevel: "silent" });
   await assert.rejects(nobody.get(1), (e) => e instanceof ConnectionError && e.status === 0 && e.retryable);
-  const slow = new Client({ url: client.url, timeoutMs: 200, logLevel: "silent" });
-  await assert.rejects(slow.claim(uniqueQueue("to"), { worker_id: "w", wait_seconds: 1 }, { timeoutMs: 1 }), (e) => e.code === "timeout");
+  // A server that takes the connection and never answers.
+  const silent = createServer(() => {});
+  await new Promise((r) => silent.listen(0, "127.0.0.1", r));
+  try {
+    const slow = new Client({ url: `http://127.0.0.1:${silent.address().port}`, timeoutMs: 200, logLevel: "silent" });
+    await assert.rejects(slow.get(1), (e) => e instanceof ConnectionError && e.code === "timeout");
+  } finally {
+    silent.closeAllConnections();
+    silent.close();
+  }
   assert.throws(() => new Client({ url: "ftp://x" }), /http/);
 });
 
