@@ -1,0 +1,22 @@
+"use strict";
+// @skiplock/client: a client and a worker for Skiplock's HTTP API.
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.consoleLogger = exports.snooze = exports.permanent = exports.SnoozeError = exports.SkiplockError = exports.PermanentError = exports.JobInterrupted = exports.ConnectionError = exports.DEFAULT_WAIT_SECONDS = exports.DEFAULT_DRAIN_TIMEOUT_MS = exports.DEFAULT_CONCURRENCY = exports.Worker = exports.DEFAULT_TIMEOUT_MS = exports.Client = void 0;
+var client_js_1 = require("./client.js");
+Object.defineProperty(exports, "Client", { enumerable: true, get: function () { return client_js_1.Client; } });
+Object.defineProperty(exports, "DEFAULT_TIMEOUT_MS", { enumerable: true, get: function () { return client_js_1.DEFAULT_TIMEOUT_MS; } });
+var worker_js_1 = require("./worker.js");
+Object.defineProperty(exports, "Worker", { enumerable: true, get: function () { return worker_js_1.Worker; } });
+Object.defineProperty(exports, "DEFAULT_CONCURRENCY", { enumerable: true, get: function () { return worker_js_1.DEFAULT_CONCURRENCY; } });
+Object.defineProperty(exports, "DEFAULT_DRAIN_TIMEOUT_MS", { enumerable: true, get: function () { return worker_js_1.DEFAULT_DRAIN_TIMEOUT_MS; } });
+Object.defineProperty(exports, "DEFAULT_WAIT_SECONDS", { enumerable: true, get: function () { return worker_js_1.DEFAULT_WAIT_SECONDS; } });
+var errors_js_1 = require("./errors.js");
+Object.defineProperty(exports, "ConnectionError", { enumerable: true, get: function () { return errors_js_1.ConnectionError; } });
+Object.defineProperty(exports, "JobInterrupted", { enumerable: true, get: function () { return errors_js_1.JobInterrupted; } });
+Object.defineProperty(exports, "PermanentError", { enumerable: true, get: function () { return errors_js_1.PermanentError; } });
+Object.defineProperty(exports, "SkiplockError", { enumerable: true, get: function () { return errors_js_1.SkiplockError; } });
+Object.defineProperty(exports, "SnoozeError", { enumerable: true, get: function () { return errors_js_1.SnoozeError; } });
+Object.defineProperty(exports, "permanent", { enumerable: true, get: function () { return errors_js_1.permanent; } });
+Object.defineProperty(exports, "snooze", { enumerable: true, get: function () { return errors_js_1.snooze; } });
+var logger_js_1 = require("./logger.js");
+Object.defineProperty(exports, "consoleLogger", { enumerable: true, get: function () { return logger_js_1.consoleLogger; } });

@@ -1,0 +1,5 @@
+"use strict";
+// The API's request and answer shapes, derived from the types that
+// openapi-typescript generates from docs/openapi.yaml (generated/openapi.ts):
+// a change of the spec changes these.
+Object.defineProperty(exports, "__esModule", { value: true });
