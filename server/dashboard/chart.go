@@ -15,7 +15,9 @@ const (
 )
 
 // activityChart draws the series as stacked bars per bucket: completed,
-// then failed, then cancelled. Only numbers enter the SVG.
+// then failed, then cancelled. Only numbers enter the SVG. The labels (the
+// peak, the first and last minute) are HTML around it: text inside the SVG
+// would shrink with it, to 4 px on a phone.
 func activityChart(a *skiplock.Activity) template.HTML {
 	var peak int64 = 1
 	for _, b := range a.Series {
@@ -26,9 +28,9 @@ func activityChart(a *skiplock.Activity) template.HTML {
 	bar := max(slot-1, 1)
 	scale := (chartH - chartTop) / float64(peak)
 	var sb strings.Builder
-	fmt.Fprintf(&sb, `<svg class="chart" viewBox="0 0 %g %g" role="img" aria-label="jobs finished per minute over the last hour">`, chartW, chartH+16)
+	fmt.Fprintf(&sb, `<figure class="chartbox"><figcaption class="ticks"><span>%s/min</span></figcaption>`, group(peak))
+	fmt.Fprintf(&sb, `<svg class="chart" viewBox="0 0 %g %g" role="img" aria-label="jobs finished per minute over the last hour">`, chartW, chartH+1)
 	fmt.Fprintf(&sb, `<line class="axis" x1="0" y1="%g" x2="%g" y2="%g"/>`, chartH, chartW, chartH)
-	fmt.Fprintf(&sb, `<text class="tick" x="0" y="10">%s/min</text>`, group(peak))
 	for i, b := range a.Series {
 		x := float64(i) * slot
 		y := chartH
@@ -45,12 +47,12 @@ func activityChart(a *skiplock.Activity) template.HTML {
 				part.class, x, y, bar, h, b.Start.Format("15:04"), part.n, part.class)
 		}
 	}
+	sb.WriteString(`</svg>`)
 	if len(a.Series) > 0 {
 		first, last := a.Series[0].Start, a.Series[len(a.Series)-1].Start
-		fmt.Fprintf(&sb, `<text class="tick" x="0" y="%g">%s</text>`, chartH+14, first.Format("15:04"))
-		fmt.Fprintf(&sb, `<text class="tick" x="%g" y="%g" text-anchor="end">%s UTC</text>`, chartW, chartH+14, last.Format("15:04"))
+		fmt.Fprintf(&sb, `<div class="ticks"><span>%s</span><span>%s UTC</span></div>`, first.Format("15:04"), last.Format("15:04"))
 	}
-	sb.WriteString(`</svg>`)
+	sb.WriteString(`</figure>`)
 	return template.HTML(sb.String()) // #nosec: built from numbers and times only
 }
 

@@ -16,10 +16,11 @@ import (
 // serve` on each database: log in, see a job appear live, open it (its
 // payload shown, never run), follow a running job's progress, retry a
 // failed job, cancel a running one, apply a bulk retry, pause and resume,
-// search by idempotency key and by id, pause a queue; a viewer cannot act
-// and a tenant token cannot see another tenant, by list or by search; on a
-// phone's screen no page is wider than the screen, and it turns dark with
-// the system.
+// search by idempotency key and by id, pause a queue; typing in the search
+// box survives a live refresh; every page's status dot turns green; a
+// viewer cannot act and a tenant token cannot see another tenant, by list
+// or by search; on a phone's screen no page is wider than the screen nor
+// has text below 9 px, and it turns dark with the system.
 func TestDashboardInBrowser(t *testing.T) {
 	chrome := startChromium(t)
 	dbs := map[string]func(t *testing.T) string{
@@ -60,6 +61,7 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	if !eval[bool](b, `document.getElementById("f-kind") === window.typing && document.activeElement === window.typing && window.typing.value === "emai"`) {
 		t.Fatal("a live reload replaced the filter being typed in")
 	}
+	dashboardSearchWhileRefreshing(t, b, s, admin, j.ID)
 
 	// Its page shows the payload as text; the script in it never runs.
 	b.do("open the job", b.open(fmt.Sprintf("/jobs/%d", j.ID)), chromedp.WaitVisible(chromedp.ID("payload")))
@@ -200,8 +202,19 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	}
 	b.screenshot("queues")
 
-	for page, sel := range map[string]string{"/": ".chart", "/workflows/wf-1": ".dag", "/dead": "table", "/schedules": "table"} {
+	// Every page connects to the live updates: its status dot turns green.
+	running := s.enqueue(admin, map[string]any{"kind": "transcode", "queue": "video"})
+	s.claim(admin, "video", "w-2")
+	for page, sel := range map[string]string{"/": ".chart", "/jobs": "#jobs", "/queues": "table", "/workflows": "#main",
+		"/workflows/wf-1": ".dag", "/dead": "table", "/schedules": "table", fmt.Sprintf("/jobs/%d", running.ID): "#state",
+		fmt.Sprintf("/jobs/%d", run.ID): "#state"} {
 		b.do("open "+page, b.open(page), chromedp.WaitVisible(chromedp.CSS(sel)))
+		waitConnected(t, b, page)
+	}
+	b.do("overview", b.open("/"), chromedp.WaitVisible(chromedp.CSS(".chart")))
+	b.waitText(".tiles", "running on 1 worker")
+	if eval[bool](b, `document.querySelector(".tiles").textContent.includes("1 workers")`) {
+		t.Fatal(`the overview says "1 workers"`)
 	}
 	b.do("overview", b.open("/"), chromedp.WaitVisible(chromedp.CSS(".chart")))
 	b.screenshot("overview")
@@ -209,6 +222,47 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	b.screenshot("workflow")
 	b.do("dead letters", b.open("/dead"), chromedp.WaitVisible(chromedp.CSS("table")))
 	b.screenshot("dead")
+}
+
+// dashboardSearchWhileRefreshing types in the search box while the list
+// reloads: the box keeps its element, text, focus and caret, and a row that
+// did not change stays the same element (only what changed is replaced).
+func dashboardSearchWhileRefreshing(t *testing.T, b *browser, s *served, admin string, shown int64) {
+	t.Helper()
+	row := fmt.Sprintf(`tr[data-id="%d"]`, shown)
+	b.do("type in the search box", b.open("/jobs"), chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.ID("search")), chromedp.SendKeys(chromedp.ID("search"), "invoice-20"))
+	waitConnected(t, b, "/jobs")
+	eval[bool](b, fmt.Sprintf(`(window.search = document.getElementById("search"), window.search.setSelectionRange(3, 3),
+		window.row = document.querySelector(%q), true)`, row))
+	fresh := s.enqueue(admin, map[string]any{"kind": "email", "queue": "mail"})
+	b.do("see the list refresh", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, fresh.ID))))
+	if !eval[bool](b, `document.getElementById("search") === window.search && document.activeElement === window.search &&
+		window.search.value === "invoice-20" && window.search.selectionStart === 3`) {
+		t.Fatal("a live reload replaced the search box being typed in, its text, focus or caret")
+	}
+	if !eval[bool](b, `window.row.isConnected && document.querySelector("tbody").firstElementChild !== window.row`) {
+		t.Fatal("a live reload replaced a row that did not change")
+	}
+	b.do("type on", chromedp.SendKeys(chromedp.ID("search"), "X"))
+	if got := eval[string](b, `document.getElementById("search").value`); got != "invXoice-20" {
+		t.Fatalf("the search box reads %q after typing on", got)
+	}
+}
+
+// waitConnected waits until the page's status dot says it is connected to
+// the server's live updates.
+func waitConnected(t *testing.T, b *browser, page string) {
+	t.Helper()
+	if !eval[bool](b, `new Promise(r => { const end = Date.now() + 20000; const t = setInterval(() => {
+		const ok = document.body.classList.contains("connected");
+		if (ok || Date.now() > end) { clearInterval(t); r(ok) } }, 20) })`) {
+		t.Fatalf("%s: the status dot never turned connected", page)
+	}
+	color := eval[string](b, `getComputedStyle(document.querySelector(".brand"), "::before").color`)
+	if color != "rgb(47, 158, 68)" {
+		t.Fatalf("%s: the status dot is %s, not green", page, color)
+	}
 }
 
 // A viewer sees the pages but no action, and a forged action is refused.
@@ -283,6 +337,9 @@ func dashboardOnPhone(t *testing.T, b *browser, admin string) {
 		if w := eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
 			t.Fatalf("%s on a phone is %dpx wide on a %dpx screen", page, w[0], w[1])
 		}
+		if small := eval[string](b, smallestText); small != "" {
+			t.Fatalf("%s on a phone has text below 9px: %s", page, small)
+		}
 	}
 	b.do("overview on a phone", b.open("/"), chromedp.WaitVisible(chromedp.CSS(".chart")))
 	b.screenshot("overview-phone")
@@ -301,3 +358,21 @@ func dashboardOnPhone(t *testing.T, b *browser, admin string) {
 	background("dark")
 	b.screenshot("overview-dark")
 }
+
+// smallestText answers the first text of the page drawn below 9 CSS pixels,
+// with its size, or "": text in an SVG is drawn at its font size times the
+// SVG's scale (its width on screen over its viewBox's).
+const smallestText = `(() => {
+	const walk = document.createTreeWalker(document.getElementById("main"), NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		const el = n.parentElement;
+		if (!n.textContent.trim() || !el || el.closest("title, script, style") || !el.getClientRects().length) continue;
+		let size = parseFloat(getComputedStyle(el).fontSize);
+		const svg = el.closest("svg");
+		if (svg && svg.viewBox.baseVal && svg.viewBox.baseVal.width) {
+			size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+		}
+		if (size < 9) return JSON.stringify(n.textContent.trim().slice(0, 40)) + " at " + size.toFixed(1) + "px";
+	}
+	return "";
+})()`

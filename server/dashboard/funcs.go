@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 	"seconds":    func(s float64) string { return age(time.Duration(s * float64(time.Second))) },
 	"percent":    func(n, of int64) string { return percent(n, of) },
 	"num":        func(n int64) string { return group(n) },
+	"count":      count,
 	"states":     func() []skiplock.JobState { return allStates },
 	"live":       func() []skiplock.JobState { return liveStates },
 	"query":      withQuery,
@@ -180,4 +181,13 @@ func dict(kv ...any) map[string]any {
 		m[fmt.Sprint(kv[i])] = kv[i+1]
 	}
 	return m
+}
+
+// count answers n grouped and the noun that agrees with it: "1 worker",
+// "1,200 workers".
+func count(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return group(n) + " " + many
 }

@@ -17,10 +17,56 @@ function listen(url, handlers) {
   return es;
 }
 
+// keyOf names an element across reloads: the kept form, an id, a row's
+// data-id. Elements without a key are matched in order.
+function keyOf(n) {
+  if (n.nodeType !== 1) return null;
+  if (n.hasAttribute("data-keep")) return "keep";
+  return n.id || n.dataset.id || null;
+}
+
+// morph makes node cur look like next and answers the node that stands for
+// next: cur itself, changed only where it differs, or next when cur cannot
+// become it. The kept form is left as it is.
+function morph(cur, next) {
+  if (cur.nodeType === 1 && cur.hasAttribute("data-keep")) return cur;
+  if (cur.isEqualNode(next)) return cur;
+  if (cur.nodeType !== next.nodeType || cur.nodeName !== next.nodeName) return next;
+  if (cur.nodeType !== 1) {
+    cur.nodeValue = next.nodeValue;
+    return cur;
+  }
+  for (const a of [...cur.attributes]) if (!next.hasAttribute(a.name)) cur.removeAttribute(a.name);
+  for (const a of next.attributes) if (cur.getAttribute(a.name) !== a.value) cur.setAttribute(a.name, a.value);
+  morphChildren(cur, [...next.childNodes]);
+  return cur;
+}
+
+// morphChildren makes parent's children the nodes next, keeping every child
+// that matches one (by key, else in order) and moving only those out of place.
+function morphChildren(parent, next) {
+  const cur = [...parent.childNodes];
+  const keyed = new Map(cur.filter(keyOf).map((n) => [keyOf(n), n]));
+  const loose = cur.filter((n) => !keyOf(n));
+  const out = next.map((n) => {
+    const k = keyOf(n);
+    const c = k ? keyed.get(k) : loose.shift();
+    return c ? morph(c, n) : n;
+  });
+  const stay = new Set(out);
+  for (const n of cur) if (!stay.has(n)) n.remove();
+  let anchor = null;
+  for (let i = out.length - 1; i >= 0; i--) {
+    if (out[i].parentNode !== parent || out[i].nextSibling !== anchor) parent.insertBefore(out[i], anchor);
+    anchor = out[i];
+  }
+}
+
 // A list page reloads its content (at most once a second) when a job changes.
-// Its filter form (data-keep) is never replaced, only what is around it: the
-// fields someone is typing in keep their text and focus. A reload is skipped
-// while the focus is in another form (an action's button would lose it).
+// Only what changed is replaced: its filter form (data-keep) never is, so the
+// fields someone is typing in keep their text, focus and caret, and rows that
+// did not change stay the same elements. A reload is skipped while the focus
+// is in another form (an action's button would lose it).
 function liveList() {
   let pending = false, last = 0;
   const reload = async () => {
@@ -32,16 +78,10 @@ function liveList() {
     const fresh = doc.getElementById("main");
     if (!fresh) return;
     const main = document.getElementById("main");
-    const keep = main.querySelector(":scope > [data-keep]");
-    const slot = keep && fresh.querySelector(":scope > [data-keep]");
+    const keep = main.querySelector("[data-keep]");
     const active = document.activeElement;
-    if (active && active.form && !(slot && keep.contains(active))) return;
-    if (!slot) { main.replaceChildren(...fresh.childNodes); return; }
-    const nodes = [...fresh.childNodes], at = nodes.indexOf(slot);
-    while (keep.previousSibling) keep.previousSibling.remove();
-    while (keep.nextSibling) keep.nextSibling.remove();
-    keep.before(...nodes.slice(0, at));
-    keep.after(...nodes.slice(at + 1));
+    if (active && active.form && !(keep && keep.contains(active))) return;
+    morphChildren(main, [...fresh.childNodes]);
   };
   listen("/ui/events", {
     change: () => {
@@ -74,4 +114,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const job = document.querySelector("[data-job]");
   if (job) liveJob(job.dataset.job);
   else if (document.querySelector("[data-live]")) liveList();
+  // Every other page of a signed-in user connects too: the dot says whether
+  // the dashboard reaches the server.
+  else if (document.getElementById("role")) listen("/ui/events", {});
 });
