@@ -95,3 +95,18 @@ var _ = add("RestoreSkipsPresent", func(e *env) {
 		e.t.Fatalf("an empty restore answered %v", got)
 	}
 })
+
+// RestoreQueueWaits: a job restored into the queue while a job it depends
+// on is live waits for it, as a retried one does, and is released when it
+// completes.
+var _ = add("RestoreQueueWaits", func(e *env) {
+	parent := e.insert(job("restore-parent"))
+	j := e.insert(job("restore"))
+	failed := e.failFinal(e.claimID(j, "w", lease), "boom")
+	back := vaulted(failed, j.ID+1000)
+	back.DependsOn = []int64{parent.ID, j.ID + 5000} // the second is gone
+	e.restore([]*driver.Job{back}, driver.RestoreQueue)
+	e.wantState(back.ID, driver.StateWaiting)
+	e.complete(e.claimID(parent, "w", lease), "")
+	e.wantState(back.ID, driver.StatePending)
+})
