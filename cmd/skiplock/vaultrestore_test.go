@@ -86,4 +86,17 @@ func TestCLIVaultRestoreBadInput(t *testing.T) {
 	if _, err := os.Stat(url); !os.IsNotExist(err) {
 		t.Fatalf("bad input made the database %s: %v", url, err)
 	}
+	// A dry run makes no database; a restore makes one, as enqueue does.
+	r := runCLI(t, url, "vault", "restore", "--vault", dir, "--into", "queue", "--dry-run")
+	if r.code != 2 || !strings.Contains(r.stderr, "no database at") {
+		t.Fatalf("dry run on no database: %+v", r)
+	}
+	r = runCLI(t, url, "vault", "restore", "--vault", dir, "--into", "queue")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "restored 5 jobs into the queue") {
+		t.Fatalf("restore into a new database: %+v", r)
+	}
+	r = runCLI(t, url, "jobs", "list", "--state", "pending", "--json")
+	if r.code != 0 || strings.Count(r.stdout, `"state": "pending"`) != 5 {
+		t.Fatalf("jobs list after the restore: %+v", r)
+	}
 }
