@@ -2,6 +2,7 @@ package drivertest
 
 import (
 	"slices"
+	"time"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -66,6 +67,22 @@ var _ = add("RestoreArchive", func(e *env) {
 	}
 	if n := e.insert(job("restore")); n.ID <= back.ID {
 		e.t.Fatalf("a job inserted after the restore has id %d, not above the restored %d", n.ID, back.ID)
+	}
+})
+
+// RestoreFirstID: a job restored with id 1 into a database that has
+// handed out no id yet keeps the next job from taking its id.
+var _ = add("RestoreFirstID", func(e *env) {
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	j := &driver.Job{ID: 1, Kind: "restore", Queue: "default", State: driver.StateFailed, Priority: 5,
+		Payload: []byte(`{}`), Metadata: []byte(`{}`), Attempt: 1, RunAt: at, CreatedAt: at, UpdatedAt: at,
+		StartedAt: &at, FinishedAt: &at}
+	j.FillEmpty()
+	if got := e.restore([]*driver.Job{j}, driver.RestoreArchive); !slices.Equal(got, []int64{1}) {
+		e.t.Fatalf("restored %v, want [1]", got)
+	}
+	if n := e.insert(job("restore")); n.ID <= 1 {
+		e.t.Fatalf("a job inserted after the restore has id %d, not above the restored 1", n.ID)
 	}
 })
 

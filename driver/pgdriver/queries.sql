@@ -670,6 +670,8 @@ RETURNING id;
 
 -- name: JobRestoreSequence
 -- Ids handed out after a restore stay above the ids restored (a database
--- restored into may be younger than the vault).
-SELECT CASE WHEN n < @max_id THEN setval('skiplock_jobs_id_seq', @max_id) ELSE n END
-FROM (SELECT nextval('skiplock_jobs_id_seq') AS n) s;
+-- restored into may be younger than the vault). The sequence moves only
+-- when it is behind, which it is only in such a database (a sequence not
+-- called yet hands out last_value next).
+SELECT setval('skiplock_jobs_id_seq', @max_id::bigint)
+FROM skiplock_jobs_id_seq WHERE last_value < @max_id::bigint OR (NOT is_called AND last_value = @max_id::bigint);
