@@ -175,7 +175,26 @@ type ArchiveStore interface {
 	// `before` and whose job is not live (finished, or never inserted), and
 	// answers how many it deleted. A live job's key stays.
 	UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error)
+	// JobRestore puts finished jobs kept outside the database (the vault)
+	// back with their ids, in one transaction: into the archive as they
+	// were, or into the queue as JobRetry would (pending, waiting while a
+	// parent is live; attempt counting on, error history kept, budget
+	// back), waking the queues. A job whose id the database holds, live
+	// or archived, or (into the queue) whose idempotency key a live job
+	// holds, is skipped, never overwritten. It answers the ids restored.
+	JobRestore(ctx context.Context, jobs []*Job, into RestoreTarget) ([]int64, error)
 }
+
+// RestoreTarget is where JobRestore puts jobs back.
+type RestoreTarget string
+
+const (
+	RestoreQueue   RestoreTarget = "queue"
+	RestoreArchive RestoreTarget = "archive"
+)
+
+// Valid reports whether t names a target.
+func (t RestoreTarget) Valid() bool { return t == RestoreQueue || t == RestoreArchive }
 
 // HotTableStore keeps the hot table small under churn (PostgreSQL). A
 // driver implements it, never an executor of a transaction: the upkeep

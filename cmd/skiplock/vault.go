@@ -37,7 +37,7 @@ type vaultFlags struct {
 
 func newVaultCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "vault", Short: "Export finished jobs to Parquet files and read them back (docs/vault.md)"}
-	cmd.AddCommand(newVaultExportCmd(g), newVaultLsCmd(), newVaultQueryCmd(), newVaultMetricsCmd())
+	cmd.AddCommand(newVaultExportCmd(g), newVaultLsCmd(), newVaultQueryCmd(), newVaultMetricsCmd(), newVaultRestoreCmd(g))
 	return cmd
 }
 

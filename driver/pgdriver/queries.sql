@@ -627,3 +627,52 @@ WITH h AS (
 SELECT {{cols}}, false FROM kept
 UNION ALL
 SELECT {{cols a:}}, EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.parent_id = a.id) FROM a;
+
+-- name: JobRestoreQueue
+-- Jobs from the vault go back to the queue as JobUnarchive puts an archived
+-- job back: pending, waiting while a parent is live (its live parents
+-- locked, as there), the attempt counting on, max_retries moved up by the
+-- attempts spent since the last retry. @jobs is a JSON array of jobs whose
+-- keys are the column names (driver.Job). An id the database holds, live or
+-- archived, or a key a live job holds, is skipped.
+WITH r AS (
+    SELECT * FROM jsonb_populate_recordset(NULL::skiplock_jobs, @jobs::jsonb)
+), parents AS (
+    SELECT p.id FROM skiplock_jobs p WHERE p.id IN (SELECT unnest(r.depends_on) FROM r) FOR KEY SHARE
+), ins AS (
+    INSERT INTO skiplock_jobs ({{cols}})
+    SELECT {{cols r: state=CASE WHEN r.depends_on && ARRAY(SELECT id FROM parents) THEN 'waiting' ELSE 'pending' END, op=NULLIF(r.op, ''), max_retries=r.max_retries - coalesce(r.attempt_base, 0) + r.attempt, attempt_base=r.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message='', idempotency_key=NULLIF(r.idempotency_key, ''), workflow_id=NULLIF(r.workflow_id, ''), stage=NULLIF(r.stage, ''), run_on_parent_failure=coalesce(r.run_on_parent_failure, false)}}
+    FROM r
+    WHERE NOT EXISTS (SELECT 1 FROM skiplock_jobs j WHERE j.id = r.id)
+      AND NOT EXISTS (SELECT 1 FROM skiplock_jobs_archive a WHERE a.id = r.id)
+    ON CONFLICT DO NOTHING
+    RETURNING id, queue, state, depends_on
+), deps AS (
+    INSERT INTO skiplock_job_deps (job_id, parent_id)
+    SELECT ins.id, p.id FROM ins JOIN parents p ON p.id = ANY(ins.depends_on) WHERE ins.state = 'waiting'
+    ON CONFLICT DO NOTHING
+)
+SELECT id, queue FROM ins ORDER BY id;
+
+-- name: JobRestoreArchive
+-- Jobs from the vault go back to the archive as they were; each row goes to
+-- the partition of its finished_at (the default one for a day without its
+-- own). An id the database holds, live or archived, is skipped.
+WITH r AS (
+    SELECT * FROM jsonb_populate_recordset(NULL::skiplock_jobs_archive, @jobs::jsonb)
+)
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols r: op=NULLIF(r.op, ''), worker_id=NULLIF(r.worker_id, ''), idempotency_key=NULLIF(r.idempotency_key, ''), workflow_id=NULLIF(r.workflow_id, ''), stage=NULLIF(r.stage, ''), run_on_parent_failure=coalesce(r.run_on_parent_failure, false), attempt_base=coalesce(r.attempt_base, 0)}}
+FROM r
+WHERE r.state IN ('completed', 'failed', 'cancelled') AND r.finished_at IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j WHERE j.id = r.id)
+  AND NOT EXISTS (SELECT 1 FROM skiplock_jobs_archive a WHERE a.id = r.id)
+RETURNING id;
+
+-- name: JobRestoreSequence
+-- Ids handed out after a restore stay above the ids restored (a database
+-- restored into may be younger than the vault). The sequence moves only
+-- when it is behind, which it is only in such a database (a sequence not
+-- called yet hands out last_value next).
+SELECT setval('skiplock_jobs_id_seq', @max_id::bigint)
+FROM skiplock_jobs_id_seq WHERE last_value < @max_id::bigint OR (NOT is_called AND last_value = @max_id::bigint);

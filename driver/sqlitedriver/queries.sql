@@ -524,3 +524,66 @@ RETURNING version, source, digest, strict, kinds, applied_at;
 
 -- name: ContractsCurrent
 SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contracts ORDER BY version DESC LIMIT 1;
+
+-- name: JobRestoreQueue
+-- A job from the vault goes back to the queue as JobUnarchive puts an
+-- archived job back: pending, waiting while a parent is live, the attempt
+-- counting on, max_retries moved up by the attempts spent since the last
+-- retry. An id the database holds, live or archived, or a key a live job
+-- holds, is skipped.
+WITH r AS (
+    SELECT @id AS id, @kind AS kind, NULLIF(@op, '') AS op, @queue AS queue, @tenant AS tenant, @state AS state,
+        @priority AS priority, @payload AS payload, @metadata AS metadata, @tags AS tags, @attempt AS attempt,
+        @max_retries AS max_retries, @run_at AS run_at, @created_at AS created_at, @started_at AS started_at,
+        @finished_at AS finished_at, @updated_at AS updated_at, @lease_until AS lease_until,
+        NULLIF(@worker_id, '') AS worker_id, @heartbeat_at AS heartbeat_at, @progress AS progress,
+        @progress_message AS progress_message, @checkpoint AS checkpoint, @result AS result, @errors AS errors,
+        NULLIF(@idempotency_key, '') AS idempotency_key, @depends_on AS depends_on,
+        NULLIF(@workflow_id, '') AS workflow_id, NULLIF(@stage, '') AS stage, @cancel_requested AS cancel_requested,
+        @run_on_parent_failure AS run_on_parent_failure, @attempt_base AS attempt_base
+)
+INSERT INTO skiplock_jobs ({{cols}})
+SELECT {{cols r: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_jobs p WHERE p.id IN (SELECT value FROM json_each(r.depends_on))) THEN 'waiting' ELSE 'pending' END, max_retries=r.max_retries - r.attempt_base + r.attempt, attempt_base=r.attempt, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
+FROM r
+WHERE NOT EXISTS (SELECT 1 FROM skiplock_jobs_archive a WHERE a.id = r.id)
+ON CONFLICT DO NOTHING
+RETURNING id, queue, state;
+
+-- name: JobRestoreDeps
+-- A job restored waiting waits for its live parents.
+INSERT INTO skiplock_job_deps (job_id, parent_id)
+SELECT @id, p.id FROM skiplock_jobs p WHERE p.id IN (SELECT value FROM json_each(@depends_on))
+ON CONFLICT DO NOTHING;
+
+-- name: JobRestoreArchive
+-- A job from the vault goes back to the archive as it was. An id the
+-- database holds, live or archived, is skipped.
+WITH r AS (
+    SELECT @id AS id, @kind AS kind, NULLIF(@op, '') AS op, @queue AS queue, @tenant AS tenant, @state AS state,
+        @priority AS priority, @payload AS payload, @metadata AS metadata, @tags AS tags, @attempt AS attempt,
+        @max_retries AS max_retries, @run_at AS run_at, @created_at AS created_at, @started_at AS started_at,
+        @finished_at AS finished_at, @updated_at AS updated_at, @lease_until AS lease_until,
+        NULLIF(@worker_id, '') AS worker_id, @heartbeat_at AS heartbeat_at, @progress AS progress,
+        @progress_message AS progress_message, @checkpoint AS checkpoint, @result AS result, @errors AS errors,
+        NULLIF(@idempotency_key, '') AS idempotency_key, @depends_on AS depends_on,
+        NULLIF(@workflow_id, '') AS workflow_id, NULLIF(@stage, '') AS stage, @cancel_requested AS cancel_requested,
+        @run_on_parent_failure AS run_on_parent_failure, @attempt_base AS attempt_base
+)
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols r:}}
+FROM r
+WHERE r.finished_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM skiplock_jobs j WHERE j.id = r.id)
+ON CONFLICT DO NOTHING
+RETURNING id;
+
+-- name: JobRestoreSequence
+-- Ids handed out after a restore stay above the ids restored: the hot
+-- table's AUTOINCREMENT counter moves up to the largest (an insert into it
+-- moves it already; one into the archive does not). JobRestoreSequenceNew
+-- makes the counter when the table never had a row.
+UPDATE sqlite_sequence SET seq = max(seq, @max_id) WHERE name = 'skiplock_jobs';
+
+-- name: JobRestoreSequenceNew
+INSERT INTO sqlite_sequence (name, seq)
+SELECT 'skiplock_jobs', @max_id
+WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'skiplock_jobs');

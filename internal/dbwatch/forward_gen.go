@@ -45,6 +45,10 @@ func (e executor) ArchivePrepare(ctx context.Context, until time.Time) error {
 	return call0(e, e.write, func(st driver.ArchiveStore) error { return st.ArchivePrepare(ctx, until) })
 }
 
+func (e executor) JobRestore(ctx context.Context, jobs []*driver.Job, into driver.RestoreTarget) ([]int64, error) {
+	return call1(e, e.write, func(st driver.ArchiveStore) ([]int64, error) { return st.JobRestore(ctx, jobs, into) })
+}
+
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	return call1(e, e.write, func(st driver.ArchiveStore) (int, error) { return st.UniqueKeyPrune(ctx, before, limit) })
 }
