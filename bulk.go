@@ -126,6 +126,13 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 	}
 }
 
+// Check answers the error JobsBulk would answer for p's parameters, before
+// it acts on any job: a *ValidationError naming the field.
+func (p BulkParams) Check() error {
+	_, err := bulkSelect(p)
+	return err
+}
+
 // bulkSelect checks p and answers the first page's selection.
 func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 	allowed, ok := bulkStates[p.Action]

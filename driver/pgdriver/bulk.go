@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/depgraph"
@@ -50,44 +51,53 @@ func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, 
 // JobCancelMany cancels a chunk of live jobs; see driver.BulkStore.
 func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
 	var out []*driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
-		running, err := tx.lockThen(ctx, ids, jobRequestCancelMany)
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
+		out, err = scanJobs(tx.q.Query(ctx, jobCancelMany.SQL, jobCancelMany.Args(idsArg{ids})...))
 		if err != nil {
 			return err
 		}
-		cancelled, err := scanJobs(tx.q.Query(ctx, jobArchiveLiveMany.SQL, jobArchiveLiveMany.Args(idsArg{ids})...))
-		if err != nil {
-			return err
+		var cancelled []int64
+		for _, j := range out {
+			if j.State == driver.StateCancelled {
+				cancelled = append(cancelled, j.ID)
+			}
 		}
-		out = append(cancelled, running...)
-		return depgraph.SettleParents(ctx, tx, driver.JobIDs(cancelled))
+		return depgraph.SettleParents(ctx, tx, cancelled)
 	})
 	return out, err
 }
 
 // JobPauseMany pauses a chunk of live jobs; see driver.BulkStore.
 func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	return e.bulkMany(ctx, jobPauseMany, ids)
+}
+
+// JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
+func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	return e.bulkMany(ctx, jobResumeMany, ids)
+}
+
+// bulkMany runs one set-based statement on a chunk of ids.
+func (e executor) bulkMany(ctx context.Context, stmt sqlset.Stmt[idsArg], ids []int64) ([]*driver.Job, error) {
 	var out []*driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
-		paused, err := tx.lockThen(ctx, ids, jobPauseMany)
-		if err != nil {
-			return err
-		}
-		running, err := scanJobs(tx.q.Query(ctx, jobRequestPauseMany.SQL, jobRequestPauseMany.Args(idsArg{ids})...))
-		out = append(paused, running...)
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
+		out, err = scanJobs(tx.q.Query(ctx, stmt.SQL, stmt.Args(idsArg{ids})...))
 		return err
 	})
 	return out, err
 }
 
-// JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
-func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	var out []*driver.Job
-	err := e.inTx(ctx, func(tx executor) (err error) {
-		out, err = tx.lockThen(ctx, ids, jobResumeMany)
-		return err
-	})
-	return out, err
+// bulkTx runs fn in a transaction, again when the database broke a
+// deadlock by ending it: a chunk's locks may cross those of a statement
+// that takes rows in another order (the release of waiting jobs).
+func (e executor) bulkTx(ctx context.Context, fn func(tx executor) error) error {
+	for try := 1; ; try++ {
+		err := e.inTx(ctx, fn)
+		var pgErr *pgconn.PgError
+		if try == 3 || !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "40001") {
+			return err
+		}
+	}
 }
 
 // JobRetryMany returns a chunk of archived jobs to the queue; see
@@ -96,7 +106,7 @@ func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job
 // job at a time, as JobRetry takes it.
 func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
 	var out []*driver.Job
-	err := e.inTx(ctx, func(tx executor) (err error) {
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
 		out, err = scanJobs(tx.q.Query(ctx, jobUnarchiveMany.SQL, jobUnarchiveMany.Args(idsArg{ids})...))
 		return err
 	})
@@ -121,23 +131,11 @@ func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job,
 	return out, nil
 }
 
-// lockThen locks the live jobs among ids in id order, then runs stmt on
-// them and answers the jobs it changed.
-func (e executor) lockThen(ctx context.Context, ids []int64, stmt sqlset.Stmt[idsArg]) ([]*driver.Job, error) {
-	if _, err := e.q.Exec(ctx, jobLockMany.SQL, jobLockMany.Args(idsArg{ids})...); err != nil {
-		return nil, err
-	}
-	return scanJobs(e.q.Query(ctx, stmt.SQL, stmt.Args(idsArg{ids})...))
-}
-
 var (
-	jobLockMany          = bind[idsArg]("JobLockMany")
-	jobRequestCancelMany = bind[idsArg]("JobRequestCancelMany")
-	jobArchiveLiveMany   = bind[idsArg]("JobArchiveLiveMany")
-	jobPauseMany         = bind[idsArg]("JobPauseMany")
-	jobRequestPauseMany  = bind[idsArg]("JobRequestPauseMany")
-	jobResumeMany        = bind[idsArg]("JobResumeMany")
-	jobUnarchiveMany     = bind[idsArg]("JobUnarchiveMany")
+	jobCancelMany    = bind[idsArg]("JobCancelMany")
+	jobPauseMany     = bind[idsArg]("JobPauseMany")
+	jobResumeMany    = bind[idsArg]("JobResumeMany")
+	jobUnarchiveMany = bind[idsArg]("JobUnarchiveMany")
 )
 
 var (

@@ -1,37 +1,36 @@
--- name: JobLockMany
--- Set-based actions (bulk.go) take each statement of the single action on
--- a chunk of ids; their jobs are locked first in id order, so that two
--- chunks, or a chunk and a completion, never wait on each other in a cycle.
-SELECT id FROM skiplock_jobs WHERE id = ANY(@ids::bigint[]) ORDER BY id FOR UPDATE;
-
--- name: JobRequestCancelMany
--- JobRequestCancel, on a chunk.
-UPDATE skiplock_jobs SET cancel_requested = true, updated_at = now()
-WHERE id = ANY(@ids::bigint[]) AND state = 'running'
-RETURNING {{cols}};
-
--- name: JobArchiveLiveMany
--- JobArchiveLive, on a chunk.
-WITH d AS (
+-- name: JobCancelMany
+-- The set-based actions (bulk.go) run the single action's statements on a
+-- chunk of ids, in one statement: here JobRequestCancel on the running
+-- jobs and JobArchiveLive on the others. The scan by the primary key
+-- takes the ids in order, so that two chunks lock their jobs in the same
+-- order.
+WITH r AS (
+    UPDATE skiplock_jobs SET cancel_requested = true, updated_at = now()
+    WHERE id = ANY(@ids::bigint[]) AND state = 'running'
+    RETURNING {{cols}}
+), d AS (
     DELETE FROM skiplock_jobs WHERE id = ANY(@ids::bigint[]) AND state IN ('pending', 'scheduled', 'waiting', 'paused')
     RETURNING *
+), a AS (
+    INSERT INTO skiplock_jobs_archive ({{cols}})
+    SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now()}}
+    FROM d
+    RETURNING {{cols}}
 )
-INSERT INTO skiplock_jobs_archive ({{cols}})
-SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now()}}
-FROM d
-RETURNING {{cols}};
+SELECT * FROM a UNION ALL SELECT * FROM r;
 
 -- name: JobPauseMany
--- JobPause, on a chunk.
-UPDATE skiplock_jobs SET state = 'paused', updated_at = now()
-WHERE id = ANY(@ids::bigint[]) AND state IN ('pending', 'scheduled', 'waiting')
-RETURNING {{cols}};
-
--- name: JobRequestPauseMany
--- JobRequestPause, on a chunk.
-UPDATE skiplock_jobs SET pause_requested = true, updated_at = now()
-WHERE id = ANY(@ids::bigint[]) AND state = 'running' AND NOT cancel_requested
-RETURNING {{cols}};
+-- JobPause on the jobs not running yet, JobRequestPause on the running ones.
+WITH p AS (
+    UPDATE skiplock_jobs SET state = 'paused', updated_at = now()
+    WHERE id = ANY(@ids::bigint[]) AND state IN ('pending', 'scheduled', 'waiting')
+    RETURNING {{cols}}
+), r AS (
+    UPDATE skiplock_jobs SET pause_requested = true, updated_at = now()
+    WHERE id = ANY(@ids::bigint[]) AND state = 'running' AND NOT cancel_requested
+    RETURNING {{cols}}
+)
+SELECT * FROM p UNION ALL SELECT * FROM r;
 
 -- name: JobResumeMany
 -- JobResume, on a chunk.
