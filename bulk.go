@@ -32,8 +32,13 @@ const (
 )
 
 // DefaultBulkBatchSize is how many jobs JobsBulk picks and acts on at a
-// time, so that no statement holds its locks long.
-const DefaultBulkBatchSize = 1000
+// time on SQLite, where each batch holds the one writer that claims wait
+// for; DefaultBulkBatchSizePostgres on PostgreSQL, where claims skip the
+// rows a batch locks and a batch costs mostly its commit.
+const (
+	DefaultBulkBatchSize         = 1000
+	DefaultBulkBatchSizePostgres = 5000
+)
 
 // bulkStates are the states each action acts on, and the default filter.
 var bulkStates = map[BulkAction][]JobState{
@@ -71,7 +76,7 @@ type BulkParams struct {
 	Filter BulkFilter
 	// DryRun counts the jobs the filter picks and changes nothing.
 	DryRun bool
-	// BatchSize, 0 for DefaultBulkBatchSize.
+	// BatchSize, 0 for the driver's default (DefaultBulkBatchSize).
 	BatchSize int
 	// Progress, when set, hears the count of jobs acted on (or counted)
 	// so far after each batch.
@@ -93,6 +98,16 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 	if err != nil {
 		return BulkResult{}, err
 	}
+	if sel.Limit == 0 {
+		sel.Limit = DefaultBulkBatchSize
+		if c.driver.Name() == "postgres" {
+			sel.Limit = DefaultBulkBatchSizePostgres
+		}
+	}
+	// On SQLite a batch holds the one writer: the next waits as long as
+	// this one held it, so that claims and inserts get at least half of
+	// the writer's time.
+	yield := c.driver.Name() == "sqlite" && !p.DryRun
 	var res BulkResult
 	for {
 		// Between batches: a caller that went away stops the action here.
@@ -107,10 +122,16 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 		if p.DryRun {
 			res.Done += len(ids)
 		} else {
+			start := time.Now()
 			n, err := c.bulkAct(ctx, p.Action, ids)
 			res.Done += n
 			if err != nil {
 				return res, fmt.Errorf("%s jobs: %w", p.Action, err)
+			}
+			if yield && len(ids) == sel.Limit {
+				if err := sleepCtx(ctx, time.Since(start)); err != nil {
+					return res, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+				}
 			}
 		}
 		if p.Progress != nil && len(ids) > 0 {
@@ -158,9 +179,6 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 		Queues: f.Queues, Tenant: f.Tenant, Limit: p.BatchSize}
 	if len(sel.States) == 0 {
 		sel.States = allowed
-	}
-	if sel.Limit == 0 {
-		sel.Limit = DefaultBulkBatchSize
 	}
 	if f.OlderThan > 0 {
 		sel.Before = time.Now().Add(-f.OlderThan)
@@ -267,4 +285,16 @@ func (c *Client) retryMany(ctx context.Context, ids []int64) ([]*JobRow, error) 
 		return store.FlowTag(ctx, tagged, keys)
 	})
 	return jobs, err
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

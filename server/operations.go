@@ -56,7 +56,7 @@ type operationAnswer struct {
 type operation struct {
 	mu     sync.Mutex
 	view   operationView
-	err    error // why it failed, for a request that waited for it
+	err    error   // why it failed, for a request that waited for it
 	tenant *string // the scoped token's tenant that started it
 	cancel context.CancelFunc
 	done   chan struct{}
