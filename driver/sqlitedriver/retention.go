@@ -110,8 +110,30 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 }
 
 // ArchiveDelete deletes archived jobs in one short write transaction; see
-// driver.RetentionStore.
+// driver.RetentionStore. Outside a caller's transaction it then leaves the
+// writer free for as long as it held it before it returns: claims,
+// completions and inserts wait for the one writer, and a purge of many
+// batches takes at most half of its time.
 func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
+	start := time.Now()
+	gone, err := e.archiveDelete(ctx, ids, from, to, now)
+	if err == nil && e.tx == nil {
+		yieldWriter(ctx, time.Since(start))
+	}
+	return gone, err
+}
+
+// yieldWriter waits d, or until ctx ends (the caller sees ctx's end).
+func yieldWriter(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+func (e executor) archiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
 	var gone []int64
 	err := e.inTx(ctx, func(tx executor) error {
 		var err error
