@@ -36,7 +36,7 @@ const (
 // for; DefaultBulkBatchSizePostgres on PostgreSQL, where claims skip the
 // rows a batch locks and a batch costs mostly its commit.
 const (
-	DefaultBulkBatchSize         = 1000
+	DefaultBulkBatchSize         = 500
 	DefaultBulkBatchSizePostgres = 5000
 )
 

@@ -66,7 +66,7 @@ func addBulkFlags(cmd *cobra.Command) *bulkFlags {
 	f.StringVar(&bf.tenant, "tenant", "", "only jobs of this tenant")
 	f.DurationVar(&bf.olderThan, "older-than", 0, "only jobs created (cancel, pause, resume) or finished (retry, delete) longer ago than this, e.g. 24h")
 	f.BoolVar(&bf.dryRun, "dry-run", false, "count the jobs, change nothing")
-	f.IntVar(&bf.batch, "batch-size", 0, "jobs per batch and transaction (1-10000; default 1000 on SQLite, 5000 on PostgreSQL)")
+	f.IntVar(&bf.batch, "batch-size", 0, "jobs per batch and transaction (1-10000; default 500 on SQLite, 5000 on PostgreSQL)")
 	return bf
 }
 
