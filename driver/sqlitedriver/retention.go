@@ -109,48 +109,37 @@ func (e executor) ArchiveJobs(ctx context.Context, ids []int64) ([]*driver.Job, 
 	return jobs, nil
 }
 
-// ArchiveDelete deletes archived jobs in one short write transaction; see
-// driver.RetentionStore. Outside a caller's transaction it then leaves the
-// writer free for as long as it held it before it returns: claims,
-// completions and inserts wait for the one writer, and a purge of many
-// batches takes at most half of its time.
+// ArchiveDelete deletes archived jobs; see driver.RetentionStore and
+// purge.go. In a caller's transaction it deletes them there.
 func (e executor) ArchiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
-	start := time.Now()
-	gone, err := e.archiveDelete(ctx, ids, from, to, now)
-	if err == nil && e.tx == nil {
-		yieldWriter(ctx, time.Since(start))
+	if e.tx == nil {
+		return e.purge(ctx, ids, from, to, now)
 	}
-	return gone, err
-}
-
-// yieldWriter waits d, or until ctx ends (the caller sees ctx's end).
-func yieldWriter(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
-func (e executor) archiveDelete(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
 	var gone []int64
-	err := e.inTx(ctx, func(tx executor) error {
-		var err error
-		gone, err = scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("ids", jsonText(ids)),
-			sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
-		if err != nil || len(gone) == 0 {
-			return err
-		}
-		args := []any{sql.Named("ids", jsonText(gone)), sql.Named("now", now.UnixMicro())}
-		if _, err := tx.wexec(ctx, "RetentionDeleteKeys", args...); err != nil {
-			return err
-		}
-		_, err = tx.wexec(ctx, "RetentionDeleteDeps", args[0])
+	err := e.inTx(ctx, func(tx executor) (err error) {
+		gone, err = tx.deleteArchived(ctx, ids, from, to, now)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delete archived jobs: %w", err)
+	}
+	return gone, nil
+}
+
+// deleteArchived deletes the jobs among ids finished in [from, to) and not
+// held at now, with their expired keys and dependency rows, in tx.
+func (tx executor) deleteArchived(ctx context.Context, ids []int64, from, to, now time.Time) ([]int64, error) {
+	gone, err := scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("ids", jsonText(ids)),
+		sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
+	if err != nil || len(gone) == 0 {
+		return nil, err
+	}
+	args := []any{sql.Named("ids", jsonText(gone)), sql.Named("now", now.UnixMicro())}
+	if _, err := tx.wexec(ctx, "RetentionDeleteKeys", args...); err != nil {
+		return nil, err
+	}
+	if _, err := tx.wexec(ctx, "RetentionDeleteDeps", args[0]); err != nil {
+		return nil, err
 	}
 	return gone, nil
 }
