@@ -60,4 +60,3 @@ func (e executor) purgeTx(ctx context.Context, ids []int64, from, to, now time.T
 	}
 	return gone, tx.Commit()
 }
-
