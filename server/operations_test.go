@@ -180,6 +180,16 @@ func TestBulkSyncClientGone(t *testing.T) {
 			res.Body.Close()
 			t.Fatalf("the request held by a lock answered %d", res.StatusCode)
 		}
+		// The handler is counted once it has returned, which it does only
+		// after the action stopped; until the server hears the caller is
+		// gone, the batch waits for the lock.
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(string(b.do(t, "GET", "/metrics", admin, nil).raw), `route="POST /v1/jobs/bulk"`) {
+			if time.Now().After(deadline) {
+				t.Fatal("the bulk request's handler did not return after its caller went away")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 		release()
 		// Had it carried on, the jobs would be cancelled within moments.
 		time.Sleep(time.Second)
