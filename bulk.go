@@ -2,7 +2,6 @@ package skiplock
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -34,8 +33,13 @@ const (
 )
 
 // DefaultBulkBatchSize is how many jobs JobsBulk picks and acts on at a
-// time, so that no statement holds its locks long.
-const DefaultBulkBatchSize = 1000
+// time on SQLite, where each batch holds the one writer that claims wait
+// for; DefaultBulkBatchSizePostgres on PostgreSQL, where claims skip the
+// rows a batch locks and a batch costs mostly its commit.
+const (
+	DefaultBulkBatchSize         = 500
+	DefaultBulkBatchSizePostgres = 5000
+)
 
 // bulkStates are the states each action acts on, and the default filter.
 var bulkStates = map[BulkAction][]JobState{
@@ -73,7 +77,7 @@ type BulkParams struct {
 	Filter BulkFilter
 	// DryRun counts the jobs the filter picks and changes nothing.
 	DryRun bool
-	// BatchSize, 0 for DefaultBulkBatchSize.
+	// BatchSize, 0 for the driver's default (DefaultBulkBatchSize).
 	BatchSize int
 	// Progress, when set, hears the count of jobs acted on (or counted)
 	// so far after each batch.
@@ -95,8 +99,22 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 	if err != nil {
 		return BulkResult{}, err
 	}
+	if sel.Limit == 0 {
+		sel.Limit = DefaultBulkBatchSize
+		if c.driver.Name() == "postgres" {
+			sel.Limit = DefaultBulkBatchSizePostgres
+		}
+	}
+	// On SQLite a batch holds the one writer: the next waits as long as
+	// this one held it, so that claims and inserts get at least half of
+	// the writer's time.
+	yield := c.driver.Name() == "sqlite" && !p.DryRun
 	var res BulkResult
 	for {
+		// Between batches: a caller that went away stops the action here.
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+		}
 		ids, err := c.driver.JobSelect(ctx, sel)
 		if err != nil {
 			return res, fmt.Errorf("select jobs to %s: %w", p.Action, err)
@@ -105,10 +123,16 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 		if p.DryRun {
 			res.Done += len(ids)
 		} else {
+			start := time.Now()
 			n, err := c.bulkAct(ctx, p.Action, ids)
 			res.Done += n
 			if err != nil {
 				return res, fmt.Errorf("%s jobs: %w", p.Action, err)
+			}
+			if yield && len(ids) == sel.Limit {
+				if err := sleepCtx(ctx, time.Since(start)); err != nil {
+					return res, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+				}
 			}
 		}
 		if p.Progress != nil && len(ids) > 0 {
@@ -122,6 +146,13 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 		}
 		sel.AfterID = ids[len(ids)-1]
 	}
+}
+
+// Check answers the error JobsBulk would answer for p's parameters, before
+// it acts on any job: a *ValidationError naming the field.
+func (p BulkParams) Check() error {
+	_, err := bulkSelect(p)
+	return err
 }
 
 // bulkSelect checks p and answers the first page's selection.
@@ -152,9 +183,6 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 		Queues: f.Queues, Tenant: f.Tenant, Limit: p.BatchSize}
 	if len(sel.States) == 0 {
 		sel.States = allowed
-	}
-	if sel.Limit == 0 {
-		sel.Limit = DefaultBulkBatchSize
 	}
 	if f.OlderThan > 0 {
 		sel.Before = time.Now().Add(-f.OlderThan)
@@ -190,32 +218,107 @@ func stateList(states []JobState) string {
 	return strings.Join(names, ", ")
 }
 
-// bulkAct acts on one batch and answers how many jobs it changed. Retry,
-// cancel, pause and resume take each job as the single-job call does
-// (dependents settle, running jobs hear of it), one short transaction per
-// job.
+// bulkAct acts on one batch, set-based: one transaction of the driver's
+// applies the single action's statements to the whole batch, then running
+// jobs hear of it, queues wake and events go out as the single action sends
+// them. It answers how many jobs it changed.
 func (c *Client) bulkAct(ctx context.Context, action BulkAction, ids []int64) (int, error) {
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	if action == BulkDelete {
+	var jobs []*JobRow
+	var err error
+	switch action {
+	case BulkDelete:
 		gone, err := c.driver.JobDeleteArchived(ctx, ids)
 		return len(gone), err
+	case BulkRetry:
+		jobs, err = c.retryMany(ctx, ids)
+	case BulkResume:
+		jobs, err = c.driver.JobResumeMany(ctx, ids)
+	case BulkCancel:
+		jobs, err = c.driver.JobCancelMany(ctx, ids)
+	case BulkPause:
+		jobs, err = c.driver.JobPauseMany(ctx, ids)
 	}
-	act := map[BulkAction]func(context.Context, int64) (*JobRow, error){
-		BulkRetry: c.JobRetry, BulkCancel: c.JobCancel, BulkPause: c.JobPause, BulkResume: c.JobResume,
-	}[action]
-	done := 0
-	for _, id := range ids {
-		_, err := act(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	c.bulkDone(ctx, action, jobs)
+	return len(jobs), nil
+}
+
+// bulkDone tells of a batch what the single actions tell of each job:
+// running jobs asked to stop hear it, a cancelled job is an event, and the
+// queues of jobs made runnable wake.
+func (c *Client) bulkDone(ctx context.Context, action BulkAction, jobs []*JobRow) {
+	var queues []string
+	for _, j := range jobs {
 		switch {
-		case err == nil:
-			done++
-		case errors.Is(err, ErrWrongState) || errors.Is(err, ErrNotFound):
-			// It changed since the select; the action no longer applies.
-		default:
-			return done, fmt.Errorf("job %d: %w", id, err)
+		case j.State == StateRunning && action == BulkCancel:
+			c.notifyStop(ctx, j.ID, ErrCancelled)
+		case j.State == StateRunning && action == BulkPause:
+			c.notifyStop(ctx, j.ID, ErrPaused)
+		case j.State == StateCancelled:
+			c.events.emitJob(EventJobCancelled, j, "", nil)
+		case action == BulkRetry || action == BulkResume:
+			if !slices.Contains(queues, j.Queue) {
+				queues = append(queues, j.Queue)
+			}
 		}
 	}
-	return done, nil
+	if len(queues) > 0 {
+		_ = c.wake.insertDone(c.driver, queues, true) // committed: no error to answer
+	}
+}
+
+// retryMany is the driver's JobRetryMany; under flow rules the jobs, back
+// from the archive (which keeps no keys), get their keys again in the same
+// transaction, as jobRetry gives them.
+func (c *Client) retryMany(ctx context.Context, ids []int64) ([]*JobRow, error) {
+	if len(c.config.Flow) == 0 && !c.contractSet().HasFlow() {
+		return c.driver.JobRetryMany(ctx, ids)
+	}
+	var jobs []*JobRow
+	err := c.inTx(ctx, func(tx driver.Executor) error {
+		bulk, err := driver.As[driver.BulkStore](tx)
+		if err != nil {
+			return err
+		}
+		if jobs, err = bulk.JobRetryMany(ctx, ids); err != nil {
+			return err
+		}
+		var tagged []int64
+		var keys []*driver.FlowKeys
+		for _, j := range jobs {
+			k, err := c.flowKeys(&driver.InsertParams{Kind: j.Kind, Op: j.Op, Queue: j.Queue, Tenant: j.Tenant, Payload: j.Payload})
+			if err != nil {
+				return err
+			}
+			if k != nil {
+				tagged, keys = append(tagged, j.ID), append(keys, k)
+			}
+		}
+		if len(tagged) == 0 {
+			return nil
+		}
+		store, err := driver.As[driver.FlowStore](tx)
+		if err != nil {
+			return err
+		}
+		return store.FlowTag(ctx, tagged, keys)
+	})
+	return jobs, err
+}
+
+// sleepCtx waits d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

@@ -78,6 +78,11 @@ type Options struct {
 	// earlier, in the archive; latency then runs the janitor beside its
 	// enqueues and adds its figures (latency).
 	Purge int
+	// Bulk seeds this many pending jobs in a queue no worker takes; latency
+	// then pauses, resumes, cancels, retries, cancels and deletes them
+	// with JobsBulk (BulkBatch jobs a batch, 0 for the default) beside its
+	// enqueues and adds each action's seconds.
+	Bulk, BulkBatch int
 	// FlowKeys spreads the bench jobs over that many concurrency keys,
 	// each limited to FlowConcurrency running jobs (default
 	// DefaultFlowConcurrency) and, with FlowRate, to FlowRate starts a
@@ -156,6 +161,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--backlog, --scheduled, --hold-tx and --hold-snapshot apply to --mode e2e only")
 	case o.HoldTx && o.HoldSnapshot:
 		return fmt.Errorf("--hold-tx and --hold-snapshot do not go together")
+	case o.Bulk < 0 || o.BulkBatch < 0 || o.BulkBatch > 10000:
+		return fmt.Errorf("--bulk must not be negative, --bulk-batch must be between 1 and 10000")
+	case (o.Bulk > 0 || o.BulkBatch > 0) && o.Mode != "latency":
+		return fmt.Errorf("--bulk and --bulk-batch apply to --mode latency only")
+	case o.Bulk > 0 && o.Purge > 0:
+		return fmt.Errorf("--bulk and --purge do not go together")
 	case o.AfterIdle && o.Mode != "drain":
 		return fmt.Errorf("--after-idle applies to --mode drain only")
 	case o.SampleEvery < 0 || (o.SampleEvery > 0 && o.SampleEvery < 10*time.Millisecond):
@@ -179,7 +190,7 @@ func (o Options) Validate() error {
 	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C || o.FullJobs || o.SeparateReports) && o.Mode != "http":
 		return fmt.Errorf("--claim-max, --loops, --h2c, --full-jobs and --separate-reports apply to --mode http only")
 	case o.Mode == "commit" && (o.Workers > 0 || o.Producers > 0 || o.FetchCooldown > 0 ||
-		o.FetchPollInterval > 0 || o.CompleterBatch > 0 || o.TableOptions != "" || o.Purge > 0 || o.Fair):
+		o.FetchPollInterval > 0 || o.CompleterBatch > 0 || o.TableOptions != "" || o.Purge > 0 || o.Bulk > 0 || o.Fair):
 		return fmt.Errorf("--mode commit runs no Skiplock client: of its flags only --rate, --duration and --keep apply")
 	}
 	if err := o.validateFlow(); err != nil {
@@ -293,6 +304,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 				return Result{}, err
 			}
 			h.During = purge(sys.client)
+		}
+		if o.Bulk > 0 {
+			if err := SeedBulk(ctx, sys.client, o.Bulk); err != nil {
+				return Result{}, err
+			}
+			h.During = bulkActions(sys.client, o.BulkBatch)
 		}
 		return h.Latency(ctx, sys, o.Rate, o.Duration)
 	case "steady":

@@ -32,6 +32,29 @@ type BulkStore interface {
 	// JobDeleteArchived removes finished jobs from the archive and answers
 	// the ids it removed; a live or unknown id is left alone.
 	JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error)
+
+	// The set-based forms of AdminStore's and StopStore's single actions:
+	// each acts on the jobs among ids (a chunk of a bulk action, up to
+	// 10,000) in one transaction, with the single action's statements and
+	// rules, and answers the jobs it changed as they are now. An id the
+	// action does not apply to (unknown, or in another state) is left
+	// alone. Running jobs are only marked: the caller tells their
+	// processes (Notifier.NotifyCancel).
+
+	// JobCancelMany cancels the jobs as JobCancel: the ones not running at
+	// once (answered cancelled; their dependents settled), the running
+	// ones asked to cancel (answered running).
+	JobCancelMany(ctx context.Context, ids []int64) ([]*Job, error)
+	// JobPauseMany pauses the pending, scheduled and waiting jobs as
+	// JobPause (answered paused), and asks the running ones not asked to
+	// cancel to pause, as JobRequestPause (answered running).
+	JobPauseMany(ctx context.Context, ids []int64) ([]*Job, error)
+	// JobResumeMany releases the paused jobs as JobResume.
+	JobResumeMany(ctx context.Context, ids []int64) ([]*Job, error)
+	// JobRetryMany returns the failed and cancelled jobs to pending (waiting
+	// while a parent has not finished) as JobRetry; a job whose idempotency
+	// key a live job holds stays in the archive.
+	JobRetryMany(ctx context.Context, ids []int64) ([]*Job, error)
 }
 
 // StateNames answers the states as text, for a statement's parameter.
@@ -41,4 +64,13 @@ func (p SelectParams) StateNames() []string {
 		out[i] = string(s)
 	}
 	return out
+}
+
+// JobIDs answers the jobs' ids, in their order.
+func JobIDs(jobs []*Job) []int64 {
+	ids := make([]int64, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids
 }

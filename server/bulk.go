@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/internal/input"
@@ -14,6 +16,8 @@ type bulkBody struct {
 	Action string     `json:"action"`
 	Filter bulkFilter `json:"filter"`
 	DryRun bool       `json:"dry_run"`
+	// Async runs the action as an operation and answers 202 at once.
+	Async bool `json:"async"`
 }
 
 type bulkFilter struct {
@@ -56,7 +60,7 @@ func (s *Server) jobsBulk(w http.ResponseWriter, r *http.Request, p *principal) 
 		}
 		bp.Filter.States = append(bp.Filter.States, skiplock.JobState(st))
 	}
-	res, err := s.client.JobsBulk(r.Context(), bp)
+	err = bp.Check()
 	var ve *skiplock.ValidationError
 	if errors.As(err, &ve) && ve.Field != "action" && ve.Field != "filter" {
 		return badRequest("filter."+ve.Field, "%s", ve.Message)
@@ -64,6 +68,44 @@ func (s *Server) jobsBulk(w http.ResponseWriter, r *http.Request, p *principal) 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, bulkAnswer{Action: body.Action, Matched: res.Matched, Done: res.Done})
+	var owner *string
+	if p.scoped {
+		owner = &p.tenant
+	}
+	op := s.ops.start(s.ctx, s.client, bp, owner)
+	if body.Async {
+		writeJSON(w, http.StatusAccepted, operationAnswer{op.snapshot()})
+		return nil
+	}
+	return s.awaitBulk(w, r, op)
+}
+
+// awaitBulk answers a synchronous bulk action: its counts when it ends
+// within BulkSyncLimit, else 202 with the operation it goes on as. A
+// caller that goes away first stops it before its next batch.
+func (s *Server) awaitBulk(w http.ResponseWriter, r *http.Request, op *operation) error {
+	limit := time.NewTimer(s.cfg.BulkSyncLimit)
+	defer limit.Stop()
+	select {
+	case <-op.done:
+	case <-limit.C:
+		writeJSON(w, http.StatusAccepted, operationAnswer{op.snapshot()})
+		return nil
+	case <-r.Context().Done():
+		op.cancel()
+		<-op.done
+		return r.Context().Err()
+	}
+	v := op.snapshot()
+	if v.State != opCompleted {
+		op.mu.Lock()
+		err := op.err
+		op.mu.Unlock()
+		if err == nil {
+			err = context.Canceled // the server is closing
+		}
+		return err
+	}
+	writeJSON(w, http.StatusOK, bulkAnswer{Action: v.Action, Matched: v.Matched, Done: v.Done})
 	return nil
 }

@@ -33,6 +33,8 @@ func (s *Server) buildHandler() http.Handler {
 	handle("POST /v1/jobs", permEnqueue, s.enqueue)
 	handle("POST /v1/jobs/batch", permEnqueue, s.enqueueBatch)
 	handle("POST /v1/jobs/bulk", permAdmin, s.jobsBulk)
+	handle("GET /v1/operations/{id}", permAdmin, s.getOperation)
+	handle("DELETE /v1/operations/{id}", permAdmin, s.cancelOperation)
 	handle("GET /v1/jobs", permRead, s.listJobs)
 	handle("GET /v1/jobs/{id}", permRead, s.getJob)
 	handle("POST /v1/jobs/{id}/cancel", permAdmin, s.jobAction(s.client.JobCancel))

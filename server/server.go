@@ -45,6 +45,10 @@ type Config struct {
 	EventPollInterval time.Duration
 	// AuthCacheTTL is how long a token lookup is trusted (negative: never).
 	AuthCacheTTL time.Duration
+	// BulkSyncLimit is how long POST /v1/jobs/bulk answers within: a bulk
+	// action still running then goes on as an operation, and the request
+	// answers 202 with it (operations.go).
+	BulkSyncLimit time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -66,6 +70,9 @@ func (c Config) withDefaults() Config {
 	if c.AuthCacheTTL == 0 {
 		c.AuthCacheTTL = DefaultAuthCacheTTL
 	}
+	if c.BulkSyncLimit <= 0 {
+		c.BulkSyncLimit = DefaultBulkSyncLimit
+	}
 	return c
 }
 
@@ -79,6 +86,7 @@ type Server struct {
 
 	auth    *authenticator
 	events  *eventHub
+	ops     operations
 	metrics *metrics
 	claims  claimMemo
 	// stopListening lets the client's wake-up listener go.
@@ -120,6 +128,7 @@ func (s *Server) Close() error {
 	s.once.Do(func() {
 		s.cancel()
 		s.events.close()
+		s.ops.stop()
 		s.stopListening()
 	})
 	return nil

@@ -66,7 +66,7 @@ func addBulkFlags(cmd *cobra.Command) *bulkFlags {
 	f.StringVar(&bf.tenant, "tenant", "", "only jobs of this tenant")
 	f.DurationVar(&bf.olderThan, "older-than", 0, "only jobs created (cancel, pause, resume) or finished (retry, delete) longer ago than this, e.g. 24h")
 	f.BoolVar(&bf.dryRun, "dry-run", false, "count the jobs, change nothing")
-	f.IntVar(&bf.batch, "batch-size", skiplock.DefaultBulkBatchSize, "jobs per batch (1-10000)")
+	f.IntVar(&bf.batch, "batch-size", 0, "jobs per batch and transaction (1-10000; default 500 on SQLite, 5000 on PostgreSQL)")
 	return bf
 }
 
@@ -121,7 +121,7 @@ func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkP
 	if bf.olderThan < 0 {
 		return usagef("--older-than: must not be negative")
 	}
-	if bf.batch < 1 || bf.batch > 10000 {
+	if bf.batch < 0 || bf.batch > 10000 {
 		return usagef("--batch-size: must be between 1 and 10000, got %d", bf.batch)
 	}
 	for _, s := range bf.states {

@@ -2,11 +2,15 @@ package pgdriver
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
+	"github.com/skiplock/skiplock/driver/sqlset"
 )
 
 // JobSelect answers the ids of the jobs p picks; see driver.BulkStore.
@@ -43,6 +47,96 @@ func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, 
 	slices.Sort(out)
 	return slices.Compact(out), err
 }
+
+// JobCancelMany cancels a chunk of live jobs; see driver.BulkStore.
+func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	var out []*driver.Job
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
+		out, err = scanJobs(tx.q.Query(ctx, jobCancelMany.SQL, jobCancelMany.Args(idsArg{ids})...))
+		if err != nil {
+			return err
+		}
+		var cancelled []int64
+		for _, j := range out {
+			if j.State == driver.StateCancelled {
+				cancelled = append(cancelled, j.ID)
+			}
+		}
+		return depgraph.SettleParents(ctx, tx, cancelled)
+	})
+	return out, err
+}
+
+// JobPauseMany pauses a chunk of live jobs; see driver.BulkStore.
+func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	return e.bulkMany(ctx, jobPauseMany, ids)
+}
+
+// JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
+func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	return e.bulkMany(ctx, jobResumeMany, ids)
+}
+
+// bulkMany runs one set-based statement on a chunk of ids.
+func (e executor) bulkMany(ctx context.Context, stmt sqlset.Stmt[idsArg], ids []int64) ([]*driver.Job, error) {
+	var out []*driver.Job
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
+		out, err = scanJobs(tx.q.Query(ctx, stmt.SQL, stmt.Args(idsArg{ids})...))
+		return err
+	})
+	return out, err
+}
+
+// bulkTx runs fn in a transaction, again when the database broke a
+// deadlock by ending it: a chunk's locks may cross those of a statement
+// that takes rows in another order (the release of waiting jobs).
+func (e executor) bulkTx(ctx context.Context, fn func(tx executor) error) error {
+	for try := 1; ; try++ {
+		err := e.inTx(ctx, fn)
+		var pgErr *pgconn.PgError
+		if try == 3 || !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "40001") {
+			return err
+		}
+	}
+}
+
+// JobRetryMany returns a chunk of archived jobs to the queue; see
+// driver.BulkStore. A chunk whose statement meets a key held twice (two
+// of its jobs share one, or a job inserted meanwhile took it) is taken one
+// job at a time, as JobRetry takes it.
+func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	var out []*driver.Job
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
+		out, err = scanJobs(tx.q.Query(ctx, jobUnarchiveMany.SQL, jobUnarchiveMany.Args(idsArg{ids})...))
+		return err
+	})
+	if !isUniqueViolation(err) {
+		return out, err
+	}
+	out = out[:0]
+	for _, id := range ids {
+		var j *driver.Job
+		err := e.inTx(ctx, func(tx executor) (err error) {
+			j, err = tx.JobRetry(ctx, id)
+			return err
+		})
+		switch {
+		case err == nil:
+			out = append(out, j)
+		case errors.Is(err, driver.ErrWrongState) || errors.Is(err, driver.ErrNotFound):
+		default:
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+var (
+	jobCancelMany    = bind[idsArg]("JobCancelMany")
+	jobPauseMany     = bind[idsArg]("JobPauseMany")
+	jobResumeMany    = bind[idsArg]("JobResumeMany")
+	jobUnarchiveMany = bind[idsArg]("JobUnarchiveMany")
+)
 
 var (
 	jobSelectLive     = bind[selectArgs]("JobSelectLive")

@@ -24,10 +24,16 @@ var retentionSQL string
 //go:embed flow.sql
 var flowSQL string
 
+// bulkSQL holds the set-based forms of the single actions on jobs
+// (bulk.go); it starts with a "-- name:" line too.
+//
+//go:embed bulk.sql
+var bulkSQL string
+
 // queries are the driver's statements, expanded once at start-up, their
 // @name parameters numbered $1, $2, … so that they prepare and plan as
 // written.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL, sqlset.JobColumns, sqlset.Numbered("$"))
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL, sqlset.JobColumns, sqlset.Numbered("$"))
 
 // q answers a statement without parameters (every parameter is named).
 func q(name string) string { return queries.Positional(name) }

@@ -3,9 +3,11 @@ package sqlitedriver
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/depgraph"
 )
 
 // JobSelect answers the ids of the jobs p picks; see driver.BulkStore.
@@ -31,6 +33,107 @@ func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, 
 	out, err := scanIDs(e.wquery(ctx, "JobDeleteArchived", sql.Named("ids", jsonText(ids))))
 	slices.Sort(out)
 	return out, err
+}
+
+// JobCancelMany cancels a chunk of live jobs; see driver.BulkStore.
+func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	var out []*driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		_, now, _ := nowArgs()
+		list := sql.Named("ids", jsonText(ids))
+		running, err := scanJobs(tx.wquery(ctx, "JobRequestCancelMany", list, now))
+		if err != nil {
+			return err
+		}
+		cancelled, err := scanJobs(tx.wquery(ctx, "JobArchiveLiveMany", list, now))
+		if err != nil || len(cancelled) == 0 {
+			out = running
+			return err
+		}
+		gone := driver.JobIDs(cancelled)
+		if _, err := tx.wexec(ctx, "JobDeleteMany", sql.Named("ids", jsonText(gone))); err != nil {
+			return err
+		}
+		out = append(cancelled, running...)
+		return depgraph.SettleParents(ctx, tx, gone)
+	})
+	return out, err
+}
+
+// JobPauseMany pauses a chunk of live jobs; see driver.BulkStore.
+func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	var out []*driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		_, now, _ := nowArgs()
+		list := sql.Named("ids", jsonText(ids))
+		paused, err := scanJobs(tx.wquery(ctx, "JobPauseMany", list, now))
+		if err != nil {
+			return err
+		}
+		running, err := scanJobs(tx.wquery(ctx, "JobRequestPauseMany", list, now))
+		out = append(paused, running...)
+		return err
+	})
+	return out, err
+}
+
+// JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
+func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	_, now, _ := nowArgs()
+	return scanJobs(e.wquery(ctx, "JobResumeMany", sql.Named("ids", jsonText(ids)), now))
+}
+
+// JobRetryMany returns a chunk of archived jobs to the queue; see
+// driver.BulkStore. A chunk whose statement meets a key held twice (two
+// of its jobs share one) is taken one job at a time, as JobRetry takes it.
+func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	var out []*driver.Job
+	err := e.inTx(ctx, func(tx executor) error {
+		_, now, _ := nowArgs()
+		back, err := scanJobs(tx.wquery(ctx, "JobUnarchiveMany", sql.Named("ids", jsonText(ids)), now))
+		if err != nil || len(back) == 0 {
+			return err
+		}
+		out = back
+		_, err = tx.wexec(ctx, "ArchiveDeleteMany", sql.Named("ids", jsonText(driver.JobIDs(back))))
+		return err
+	})
+	if isUniqueViolation(err) {
+		return e.retryEach(ctx, ids)
+	}
+	if err != nil {
+		return nil, err
+	}
+	e.notify(jobQueues(out))
+	return out, nil
+}
+
+// retryEach retries jobs one at a time, passing over those JobRetry
+// refuses.
+func (e executor) retryEach(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	var out []*driver.Job
+	for _, id := range ids {
+		j, err := e.JobRetry(ctx, id)
+		switch {
+		case err == nil:
+			out = append(out, j)
+		case errors.Is(err, driver.ErrWrongState) || errors.Is(err, driver.ErrNotFound):
+		default:
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// jobQueues answers the jobs' queues, each once.
+func jobQueues(jobs []*driver.Job) []string {
+	var queues []string
+	for _, j := range jobs {
+		if !slices.Contains(queues, j.Queue) {
+			queues = append(queues, j.Queue)
+		}
+	}
+	return queues
 }
 
 func scanIDs(rows *sql.Rows, err error) ([]int64, error) {

@@ -131,30 +131,42 @@ func (e executor) ArchiveRange(ctx context.Context, p driver.RangeParams) ([]*dr
 	return jobs, nil
 }
 
-// ArchiveDelete deletes archived jobs in one short write transaction; see
-// driver.RetentionStore.
+// ArchiveDelete deletes archived jobs; see driver.RetentionStore and
+// purge.go. In a caller's transaction it deletes them there.
 func (e executor) ArchiveDelete(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
-	versions := make([][2]int64, len(jobs))
-	for i, j := range jobs {
-		versions[i] = [2]int64{j.ID, j.FinishedAt.UnixMicro()}
+	if e.tx == nil {
+		return e.purge(ctx, jobs, from, to, now)
 	}
 	var gone []int64
-	err := e.inTx(ctx, func(tx executor) error {
-		var err error
-		gone, err = scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("jobs", jsonText(versions)),
-			sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
-		if err != nil || len(gone) == 0 {
-			return err
-		}
-		args := []any{sql.Named("ids", jsonText(gone)), sql.Named("now", now.UnixMicro())}
-		if _, err := tx.wexec(ctx, "RetentionDeleteKeys", args...); err != nil {
-			return err
-		}
-		_, err = tx.wexec(ctx, "RetentionDeleteDeps", args[0])
+	err := e.inTx(ctx, func(tx executor) (err error) {
+		gone, err = tx.deleteArchived(ctx, jobs, from, to, now)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("delete archived jobs: %w", err)
+	}
+	return gone, nil
+}
+
+// deleteArchived deletes the jobs among jobs finished in [from, to) and not
+// held at now, each only in the version named (its finish time), with
+// their expired keys and dependency rows, in tx.
+func (tx executor) deleteArchived(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
+	versions := make([][2]int64, len(jobs))
+	for i, j := range jobs {
+		versions[i] = [2]int64{j.ID, j.FinishedAt.UnixMicro()}
+	}
+	gone, err := scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("jobs", jsonText(versions)),
+		sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
+	if err != nil || len(gone) == 0 {
+		return nil, err
+	}
+	args := []any{sql.Named("ids", jsonText(gone)), sql.Named("now", now.UnixMicro())}
+	if _, err := tx.wexec(ctx, "RetentionDeleteKeys", args...); err != nil {
+		return nil, err
+	}
+	if _, err := tx.wexec(ctx, "RetentionDeleteDeps", args[0]); err != nil {
+		return nil, err
 	}
 	return gone, nil
 }

@@ -26,8 +26,14 @@ var retentionSQL string
 //go:embed flow.sql
 var flowSQL string
 
+// bulkSQL holds the set-based forms of the single actions on jobs
+// (bulk.go); it starts with a "-- name:" line too.
+//
+//go:embed bulk.sql
+var bulkSQL string
+
 // queries are the driver's statements, expanded once at start-up.
-var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL, sqlset.JobColumns)
+var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
 

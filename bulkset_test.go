@@ -1,0 +1,116 @@
+package skiplock_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver"
+)
+
+// TestJobsBulkSetEvents: a set-based bulk cancel sends the events the
+// single cancel sends, one per job cancelled at once, across batches; a
+// running job it asks to cancel has its context ended with ErrCancelled
+// and ends cancelled when its worker returns.
+func TestJobsBulkSetEvents(t *testing.T) {
+	t.Parallel()
+	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
+		started, stopped := make(chan int64, 1), make(chan error, 1)
+		workers := skiplock.NewWorkers()
+		skiplock.MustAddWorker(workers, skiplock.WorkFunc[crawlArgs](func(ctx context.Context, j *skiplock.Job[crawlArgs]) error {
+			started <- j.ID
+			<-ctx.Done()
+			stopped <- context.Cause(ctx)
+			return ctx.Err()
+		}))
+		client, err := skiplock.NewClient(open(t), &skiplock.Config{Workers: workers,
+			Queues: map[string]skiplock.QueueConfig{"default": {}}, FetchPollInterval: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		events, unsubscribe := client.Subscribe(skiplock.EventJobCancelled)
+		defer unsubscribe()
+		if err := client.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = client.StopAndCancel(context.Background()) })
+		res, err := client.Insert(ctx, crawlArgs{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		running := res.Job.ID
+		select {
+		case <-started:
+		case <-time.After(60 * time.Second):
+			t.Fatal("the job did not start")
+		}
+		want := map[int64]bool{running: true}
+		for range 5 {
+			r, err := client.Insert(ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "held"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[r.Job.ID] = true
+		}
+		got, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkCancel, BatchSize: 2,
+			Filter: skiplock.BulkFilter{Queues: []string{"held", "default"}}})
+		if err != nil || got != (skiplock.BulkResult{Matched: 6, Done: 6}) {
+			t.Fatalf("cancel: %+v, %v", got, err)
+		}
+		select {
+		case cause := <-stopped:
+			if !errors.Is(cause, skiplock.ErrCancelled) {
+				t.Fatalf("running job stopped by %v, want ErrCancelled", cause)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the running job was not stopped")
+		}
+		deadline := time.After(30 * time.Second)
+		for len(want) > 0 {
+			select {
+			case ev := <-events:
+				if ev.Job.State != skiplock.StateCancelled || !want[ev.Job.ID] {
+					t.Fatalf("event %s for job %d (%s)", ev.Kind, ev.Job.ID, ev.Job.State)
+				}
+				delete(want, ev.Job.ID)
+			case <-deadline:
+				t.Fatalf("no cancelled event for jobs %v", want)
+			}
+		}
+	})
+}
+
+// TestJobsBulkStopsWithContext: a bulk action whose context ends stops
+// before its next batch; the jobs of the batches done are done, the others
+// untouched, and the error says how many were done.
+func TestJobsBulkStopsWithContext(t *testing.T) {
+	t.Parallel()
+	b := setup(t, nil, nil)
+	var ids []int64
+	for range 5 {
+		res, err := b.client.Insert(b.ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "held"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Job.ID)
+	}
+	ctx, cancel := context.WithCancel(b.ctx)
+	defer cancel()
+	res, err := b.client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkPause, BatchSize: 2,
+		Filter: skiplock.BulkFilter{Queues: []string{"held"}}, Progress: func(int) { cancel() }})
+	if !errors.Is(err, context.Canceled) || res.Done != 2 {
+		t.Fatalf("cancelled bulk: %+v, %v; want 2 done and context.Canceled", res, err)
+	}
+	for i, id := range ids {
+		j, err := b.client.JobGet(b.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]skiplock.JobState{true: skiplock.StatePaused, false: skiplock.StatePending}[i < 2]; j.State != want {
+			t.Fatalf("job %d: %s, want %s", i, j.State, want)
+		}
+	}
+}
