@@ -198,6 +198,8 @@ export interface paths {
                             older_than_seconds?: number;
                         };
                         dry_run?: boolean;
+                        /** @description Run as an operation and answer 202 at once. */
+                        async?: boolean;
                     };
                 };
             };
@@ -215,11 +217,68 @@ export interface paths {
                         };
                     };
                 };
+                202: components["responses"]["Operation"];
                 400: components["responses"]["Error"];
                 403: components["responses"]["Error"];
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A bulk action running, or run, as an operation (admin)
+         * @description Admin only. Finished operations are kept for an hour in the serving process. 404 for an unknown one, or another tenant's under a scoped token.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: components["responses"]["Operation"];
+                403: components["responses"]["Error"];
+                404: components["responses"]["Error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an operation (admin); it stops before its next batch
+         * @description Admin only. The batch in progress is rolled back; the answer comes once the operation has stopped. A finished operation is answered as it is.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: components["responses"]["Operation"];
+                403: components["responses"]["Error"];
+                404: components["responses"]["Error"];
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -1657,6 +1716,35 @@ export interface components {
         };
     };
     responses: {
+        /** @description A bulk action run as an operation. */
+        Operation: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    operation?: {
+                        id?: string;
+                        action?: string;
+                        /** @enum {string} */
+                        state?: "running" | "completed" | "failed" | "cancelled";
+                        /** @description Jobs acted on so far. */
+                        done?: number;
+                        /** @description Jobs picked so far (all of them once finished). */
+                        matched?: number;
+                        /** @description Jobs the filter picked when the operation counted them before acting. */
+                        total?: number;
+                        dry_run?: boolean;
+                        /** Format: date-time */
+                        created_at?: string;
+                        /** Format: date-time */
+                        finished_at?: string | null;
+                        /** @description Why a failed operation failed (code */
+                        error?: Record<string, unknown>;
+                    };
+                };
+            };
+        };
         /** @description The job. */
         Job: {
             headers: {
