@@ -332,6 +332,7 @@ type Full interface {
 	TokenStore
 	ScheduleStore
 	PeriodicStore
+	ProcessStore
 }
 
 // FullDriver is a Driver with every optional store, as pgdriver and

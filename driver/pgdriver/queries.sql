@@ -676,3 +676,21 @@ RETURNING id;
 -- called yet hands out last_value next).
 SELECT setval('skiplock_jobs_id_seq', @max_id::bigint)
 FROM skiplock_jobs_id_seq WHERE last_value < @max_id::bigint OR (NOT is_called AND last_value = @max_id::bigint);
+
+-- name: ProcessBeat
+WITH expired AS (
+    DELETE FROM skiplock_processes
+    WHERE heartbeat_at < now() - make_interval(secs => @stale::float8) AND id <> @id
+)
+INSERT INTO skiplock_processes (id, host, pid, version, queues, started_at, heartbeat_at)
+VALUES (@id, @host, @pid, @version, @queues, @started_at, now())
+ON CONFLICT (id) DO UPDATE
+SET host = EXCLUDED.host, pid = EXCLUDED.pid, version = EXCLUDED.version, queues = EXCLUDED.queues,
+    heartbeat_at = EXCLUDED.heartbeat_at;
+
+-- name: ProcessDelete
+DELETE FROM skiplock_processes WHERE id = @id;
+
+-- name: ProcessList
+SELECT id, host, pid, version, queues, started_at, heartbeat_at
+FROM skiplock_processes WHERE heartbeat_at >= now() - make_interval(secs => @stale::float8) ORDER BY id;

@@ -587,3 +587,20 @@ UPDATE sqlite_sequence SET seq = max(seq, @max_id) WHERE name = 'skiplock_jobs';
 INSERT INTO sqlite_sequence (name, seq)
 SELECT 'skiplock_jobs', @max_id
 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'skiplock_jobs');
+
+-- name: ProcessBeat
+INSERT INTO skiplock_processes (id, host, pid, version, queues, started_at, heartbeat_at)
+VALUES (@id, @host, @pid, @version, @queues, @started_at, @now)
+ON CONFLICT (id) DO UPDATE
+SET host = excluded.host, pid = excluded.pid, version = excluded.version, queues = excluded.queues,
+    heartbeat_at = excluded.heartbeat_at;
+
+-- name: ProcessExpire
+DELETE FROM skiplock_processes WHERE heartbeat_at < @now - @stale;
+
+-- name: ProcessDelete
+DELETE FROM skiplock_processes WHERE id = @id;
+
+-- name: ProcessList
+SELECT id, host, pid, version, queues, started_at, heartbeat_at
+FROM skiplock_processes WHERE heartbeat_at >= @now - @stale ORDER BY id;

@@ -226,6 +226,18 @@ func (e executor) PeriodicLastTicks(ctx context.Context) (map[string]time.Time, 
 	return call1(e, e.read, func(st driver.PeriodicStore) (map[string]time.Time, error) { return st.PeriodicLastTicks(ctx) })
 }
 
+func (e executor) ProcessBeat(ctx context.Context, p *driver.Process, stale time.Duration) error {
+	return call0(e, e.write, func(st driver.ProcessStore) error { return st.ProcessBeat(ctx, p, stale) })
+}
+
+func (e executor) ProcessDelete(ctx context.Context, id string) error {
+	return call0(e, e.write, func(st driver.ProcessStore) error { return st.ProcessDelete(ctx, id) })
+}
+
+func (e executor) ProcessList(ctx context.Context, stale time.Duration) ([]*driver.Process, error) {
+	return call1(e, e.read, func(st driver.ProcessStore) ([]*driver.Process, error) { return st.ProcessList(ctx, stale) })
+}
+
 func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before time.Time, now time.Time) (driver.ArchiveGroup, error) {
 	return call1(e, e.read, func(st driver.RetentionStore) (driver.ArchiveGroup, error) {
 		return st.ArchiveCountBefore(ctx, g, before, now)
