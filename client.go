@@ -316,6 +316,7 @@ func (c *Client) elector() *maintenance.Elector {
 			if driver.Supports[driver.ArchiveStore](c.driver) {
 				leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
 				leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
+				leading.Go(func() { (&maintenance.QueueRecorder{Store: c.driver, Logger: c.log}).Run(ctx) })
 			}
 			if driver.Supports[driver.HotTableStore](c.driver) {
 				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })

@@ -410,6 +410,15 @@ SELECT queue, state, count(*), 0::float8 FROM skiplock_jobs_archive GROUP BY que
 -- name: QueueSettings
 SELECT name, paused FROM skiplock_queues;
 
+-- name: QueueNamesArchiveRecent
+-- Along the BRIN index on finished_at: only the recent rows.
+SELECT DISTINCT queue FROM skiplock_jobs_archive WHERE finished_at >= @since;
+
+-- name: QueueRecordArchived
+INSERT INTO skiplock_queues (name)
+SELECT DISTINCT queue FROM skiplock_jobs_archive WHERE finished_at >= @since
+ON CONFLICT (name) DO NOTHING;
+
 -- name: LeaderAttempt
 INSERT INTO skiplock_leaders (name, leader_id, expires_at)
 VALUES (@name, @leader_id, now() + make_interval(secs => @ttl::float8))

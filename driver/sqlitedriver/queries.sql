@@ -357,6 +357,15 @@ SELECT queue, state, count(*), 0 FROM skiplock_jobs_archive GROUP BY queue, stat
 -- name: QueueSettings
 SELECT name, paused FROM skiplock_queues;
 
+-- name: QueueNamesArchiveRecent
+-- Along skiplock_jobs_archive_finished: only the recent rows.
+SELECT DISTINCT queue FROM skiplock_jobs_archive WHERE finished_at >= @since;
+
+-- name: QueueRecordArchived
+INSERT INTO skiplock_queues (name, paused, created_at, updated_at)
+SELECT DISTINCT queue, 0, @now, @now FROM skiplock_jobs_archive WHERE finished_at >= @since
+ON CONFLICT (name) DO NOTHING;
+
 -- name: LeaderAttempt
 INSERT INTO skiplock_leaders (name, leader_id, elected_at, expires_at)
 VALUES (@name, @id, @now, @now + @ttl)

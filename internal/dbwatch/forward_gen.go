@@ -49,6 +49,10 @@ func (e executor) JobRestore(ctx context.Context, jobs []*driver.Job, into drive
 	return call1(e, e.write, func(st driver.ArchiveStore) ([]int64, error) { return st.JobRestore(ctx, jobs, into) })
 }
 
+func (e executor) QueueRecordArchived(ctx context.Context, since time.Time) error {
+	return call0(e, e.write, func(st driver.ArchiveStore) error { return st.QueueRecordArchived(ctx, since) })
+}
+
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	return call1(e, e.write, func(st driver.ArchiveStore) (int, error) { return st.UniqueKeyPrune(ctx, before, limit) })
 }
