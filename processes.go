@@ -50,8 +50,10 @@ type Processes struct {
 }
 
 // processStale is how old a client's beat may be before the client is
-// taken for dead: a few of its elector's ticks (every LeaderTTL/3).
-func (c *Client) processStale() time.Duration { return 4 * c.config.LeaderTTL }
+// taken for dead: a few of its elector's ticks (every LeaderTTL/3), and at
+// least a minute, so that a client with a short LeaderTTL does not drop
+// the row of one that beats less often.
+func (c *Client) processStale() time.Duration { return max(4*c.config.LeaderTTL, time.Minute) }
 
 // ProcessList answers the clients started on the database (whose beat is
 // fresh) and the HTTP workers holding running jobs, each with its running
