@@ -49,6 +49,7 @@ type Client struct {
 
 	mu        sync.Mutex
 	started   bool
+	startedAt time.Time // the process row's start (processes.go)
 	producers atomic.Pointer[map[string]*producer]
 	completer *completer.Completer
 	// outcomes ends the retries of failure reports (writeOutcome): Stop
@@ -123,6 +124,7 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := c.startRescue(ctx); err != nil {
 		return err
 	}
+	c.startedAt = time.Now()
 	fetchCtx, stopFetch := context.WithCancel(context.Background())
 	allCtx, stopAll := context.WithCancel(context.Background())
 	c.stopFetch, c.stopAll = stopFetch, stopAll
@@ -219,6 +221,7 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	}
 	c.stopAll()
 	c.servicesWG.Wait()
+	c.forgetProcess(flushCtx) // after the elector, whose tick beats it
 	c.releaseListener()
 	// Last: completions and the services insert jobs too (next stages,
 	// periodic jobs), whose wake-ups must leave before the process does.
@@ -296,7 +299,7 @@ func (c *Client) elector() *maintenance.Elector {
 	var stopLeading context.CancelFunc
 	var leading sync.WaitGroup
 	return &maintenance.Elector{Store: c.driver, Name: "maintenance", ID: c.config.ID, TTL: c.config.LeaderTTL,
-		Logger: c.log, OnChange: func(leader bool) {
+		Logger: c.log, OnTick: c.beatProcess, OnChange: func(leader bool) {
 			if !leader {
 				if stopLeading != nil {
 					stopLeading()
@@ -313,6 +316,7 @@ func (c *Client) elector() *maintenance.Elector {
 			if driver.Supports[driver.ArchiveStore](c.driver) {
 				leading.Go(func() { (&maintenance.Partitioner{Store: c.driver, Logger: c.log}).Run(ctx) })
 				leading.Go(func() { (&maintenance.KeyPruner{Store: c.driver, Logger: c.log}).Run(ctx) })
+				leading.Go(func() { (&maintenance.QueueRecorder{Store: c.driver, Logger: c.log}).Run(ctx) })
 			}
 			if driver.Supports[driver.HotTableStore](c.driver) {
 				leading.Go(func() { (&maintenance.Vacuumer{Store: c.driver, Logger: c.log}).Run(ctx) })

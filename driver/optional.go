@@ -78,8 +78,9 @@ type StatsStore interface {
 	// JobStats counts jobs by state and kind, and jobs finished recently.
 	//skiplock:read
 	JobStats(ctx context.Context) (*Stats, error)
-	// QueueList answers every queue that has settings or jobs, by name;
-	// Counts include archived jobs when withArchive.
+	// QueueList answers every queue that has settings or jobs, live or
+	// finished, by name; Counts include archived jobs when withArchive. It
+	// reads only QueueRecentWindow of the archive without withArchive.
 	//skiplock:read
 	QueueList(ctx context.Context, withArchive bool) ([]QueueInfo, error)
 	// JobChangedSince answers jobs, live or archived, updated after since,
@@ -183,7 +184,16 @@ type ArchiveStore interface {
 	// or archived, or (into the queue) whose idempotency key a live job
 	// holds, is skipped, never overwritten. It answers the ids restored.
 	JobRestore(ctx context.Context, jobs []*Job, into RestoreTarget) ([]int64, error)
+	// QueueRecordArchived records (as settings, not paused) the queues of
+	// the jobs finished at or after since, so that a queue whose every job
+	// finished stays in QueueList without reading the whole archive.
+	QueueRecordArchived(ctx context.Context, since time.Time) error
 }
+
+// QueueRecentWindow is how far back QueueList reads the archive for the
+// queues of finished jobs: the queue recorder (QueueRecordArchived) runs
+// well within it, so a queue of older jobs is among the settings already.
+const QueueRecentWindow = 5 * time.Minute
 
 // RestoreTarget is where JobRestore puts jobs back.
 type RestoreTarget string
@@ -332,6 +342,7 @@ type Full interface {
 	TokenStore
 	ScheduleStore
 	PeriodicStore
+	ProcessStore
 }
 
 // FullDriver is a Driver with every optional store, as pgdriver and

@@ -60,6 +60,7 @@ func (s *Server) buildHandler() http.Handler {
 	handle("GET /metrics", permRead, s.serveMetrics)
 	handle("GET /healthz", permNone, s.healthz)
 	handle("GET /v1/activity", permRead, s.activity)
+	handle("GET /v1/processes", permRead, s.listProcesses)
 	dashboard.New(dashboard.Config{Client: s.client, Backend: dashboardBackend{s}, Logger: s.log}).Register(mux)
 	return s.recoverer(s.jsonFallback(mux))
 }

@@ -20,6 +20,7 @@ func (e *env) archive() driver.ArchiveStore    { return need[driver.ArchiveStore
 func (e *env) tokens() driver.TokenStore       { return need[driver.TokenStore](e, e.d) }
 func (e *env) schedules() driver.ScheduleStore { return need[driver.ScheduleStore](e, e.d) }
 func (e *env) periodic() driver.PeriodicStore  { return need[driver.PeriodicStore](e, e.d) }
+func (e *env) processes() driver.ProcessStore  { return need[driver.ProcessStore](e, e.d) }
 
 func (e *env) metrics() driver.MetricsStore { return need[driver.MetricsStore](e, e.d) }
 func (e *env) stops() driver.StopStore      { return need[driver.StopStore](e, e.d) }

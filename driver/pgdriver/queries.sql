@@ -410,6 +410,15 @@ SELECT queue, state, count(*), 0::float8 FROM skiplock_jobs_archive GROUP BY que
 -- name: QueueSettings
 SELECT name, paused FROM skiplock_queues;
 
+-- name: QueueNamesArchiveRecent
+-- Along the BRIN index on finished_at: only the recent rows.
+SELECT DISTINCT queue FROM skiplock_jobs_archive WHERE finished_at >= @since;
+
+-- name: QueueRecordArchived
+INSERT INTO skiplock_queues (name)
+SELECT DISTINCT queue FROM skiplock_jobs_archive WHERE finished_at >= @since
+ON CONFLICT (name) DO NOTHING;
+
 -- name: LeaderAttempt
 INSERT INTO skiplock_leaders (name, leader_id, expires_at)
 VALUES (@name, @leader_id, now() + make_interval(secs => @ttl::float8))
@@ -676,3 +685,21 @@ RETURNING id;
 -- called yet hands out last_value next).
 SELECT setval('skiplock_jobs_id_seq', @max_id::bigint)
 FROM skiplock_jobs_id_seq WHERE last_value < @max_id::bigint OR (NOT is_called AND last_value = @max_id::bigint);
+
+-- name: ProcessBeat
+WITH expired AS (
+    DELETE FROM skiplock_processes
+    WHERE heartbeat_at < now() - make_interval(secs => @stale::float8) AND id <> @id
+)
+INSERT INTO skiplock_processes (id, host, pid, version, queues, started_at, heartbeat_at)
+VALUES (@id, @host, @pid, @version, @queues, @started_at, now())
+ON CONFLICT (id) DO UPDATE
+SET host = EXCLUDED.host, pid = EXCLUDED.pid, version = EXCLUDED.version, queues = EXCLUDED.queues,
+    heartbeat_at = EXCLUDED.heartbeat_at;
+
+-- name: ProcessDelete
+DELETE FROM skiplock_processes WHERE id = @id;
+
+-- name: ProcessList
+SELECT id, host, pid, version, queues, started_at, heartbeat_at
+FROM skiplock_processes WHERE heartbeat_at >= now() - make_interval(secs => @stale::float8) ORDER BY id;

@@ -60,6 +60,15 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 	stmts := []string{"QueueCountsLive"}
 	if withArchive {
 		stmts = append(stmts, "QueueCountsArchive")
+	} else {
+		since := time.Now().Add(-driver.QueueRecentWindow)
+		b.Queue(queueNamesRecent.SQL, queueNamesRecent.Args(sinceArg{since})...).Query(func(rows pgx.Rows) error {
+			names, err := collectStrings(rows, nil)
+			for _, name := range names {
+				get(name)
+			}
+			return err
+		})
 	}
 	for _, stmt := range stmts {
 		b.Queue(q(stmt)).Query(func(rows pgx.Rows) error {
@@ -135,4 +144,18 @@ type leaderArgs struct {
 	Name     string  `sql:"name"`
 	LeaderID string  `sql:"leader_id"`
 	TTL      float64 `sql:"ttl"`
+}
+
+var (
+	queueNamesRecent    = bind[sinceArg]("QueueNamesArchiveRecent")
+	queueRecordArchived = bind[sinceArg]("QueueRecordArchived")
+)
+
+type sinceArg struct {
+	Since time.Time `sql:"since"`
+}
+
+func (e executor) QueueRecordArchived(ctx context.Context, since time.Time) error {
+	_, err := e.q.Exec(ctx, queueRecordArchived.SQL, queueRecordArchived.Args(sinceArg{since})...)
+	return err
 }

@@ -357,6 +357,15 @@ SELECT queue, state, count(*), 0 FROM skiplock_jobs_archive GROUP BY queue, stat
 -- name: QueueSettings
 SELECT name, paused FROM skiplock_queues;
 
+-- name: QueueNamesArchiveRecent
+-- Along skiplock_jobs_archive_finished: only the recent rows.
+SELECT DISTINCT queue FROM skiplock_jobs_archive WHERE finished_at >= @since;
+
+-- name: QueueRecordArchived
+INSERT INTO skiplock_queues (name, paused, created_at, updated_at)
+SELECT DISTINCT queue, 0, @now, @now FROM skiplock_jobs_archive WHERE finished_at >= @since
+ON CONFLICT (name) DO NOTHING;
+
 -- name: LeaderAttempt
 INSERT INTO skiplock_leaders (name, leader_id, elected_at, expires_at)
 VALUES (@name, @id, @now, @now + @ttl)
@@ -587,3 +596,20 @@ UPDATE sqlite_sequence SET seq = max(seq, @max_id) WHERE name = 'skiplock_jobs';
 INSERT INTO sqlite_sequence (name, seq)
 SELECT 'skiplock_jobs', @max_id
 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'skiplock_jobs');
+
+-- name: ProcessBeat
+INSERT INTO skiplock_processes (id, host, pid, version, queues, started_at, heartbeat_at)
+VALUES (@id, @host, @pid, @version, @queues, @started_at, @now)
+ON CONFLICT (id) DO UPDATE
+SET host = excluded.host, pid = excluded.pid, version = excluded.version, queues = excluded.queues,
+    heartbeat_at = excluded.heartbeat_at;
+
+-- name: ProcessExpire
+DELETE FROM skiplock_processes WHERE heartbeat_at < @now - @stale;
+
+-- name: ProcessDelete
+DELETE FROM skiplock_processes WHERE id = @id;
+
+-- name: ProcessList
+SELECT id, host, pid, version, queues, started_at, heartbeat_at
+FROM skiplock_processes WHERE heartbeat_at >= @now - @stale ORDER BY id;

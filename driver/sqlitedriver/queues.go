@@ -57,10 +57,19 @@ func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.Que
 		get(s.name).Paused = s.paused
 	}
 	stmts := []string{"QueueCountsLive"}
+	_, now, _ := nowArgs()
 	if withArchive {
 		stmts = append(stmts, "QueueCountsArchive")
+	} else {
+		since := sql.Named("since", micros(time.Now().Add(-driver.QueueRecentWindow)))
+		names, err := collect(scanString)(e.rquery(ctx, "QueueNamesArchiveRecent", since))
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
+			get(name)
+		}
 	}
-	_, now, _ := nowArgs()
 	args := map[string][]any{"QueueCountsLive": {now}}
 	for _, stmt := range stmts {
 		type count struct {
@@ -100,5 +109,11 @@ func (e executor) LeaderAttempt(ctx context.Context, name, id string, ttl time.D
 
 func (e executor) LeaderResign(ctx context.Context, name, id string) error {
 	_, err := e.wexec(ctx, "LeaderResign", sql.Named("name", name), sql.Named("id", id))
+	return err
+}
+
+func (e executor) QueueRecordArchived(ctx context.Context, since time.Time) error {
+	_, now, _ := nowArgs()
+	_, err := e.wexec(ctx, "QueueRecordArchived", sql.Named("since", micros(since)), now)
 	return err
 }

@@ -49,6 +49,10 @@ func (e executor) JobRestore(ctx context.Context, jobs []*driver.Job, into drive
 	return call1(e, e.write, func(st driver.ArchiveStore) ([]int64, error) { return st.JobRestore(ctx, jobs, into) })
 }
 
+func (e executor) QueueRecordArchived(ctx context.Context, since time.Time) error {
+	return call0(e, e.write, func(st driver.ArchiveStore) error { return st.QueueRecordArchived(ctx, since) })
+}
+
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
 	return call1(e, e.write, func(st driver.ArchiveStore) (int, error) { return st.UniqueKeyPrune(ctx, before, limit) })
 }
@@ -240,6 +244,18 @@ func (e executor) PeriodicAdvance(ctx context.Context, name string, tick time.Ti
 
 func (e executor) PeriodicLastTicks(ctx context.Context) (map[string]time.Time, error) {
 	return call1(e, e.read, func(st driver.PeriodicStore) (map[string]time.Time, error) { return st.PeriodicLastTicks(ctx) })
+}
+
+func (e executor) ProcessBeat(ctx context.Context, p *driver.Process, stale time.Duration) error {
+	return call0(e, e.write, func(st driver.ProcessStore) error { return st.ProcessBeat(ctx, p, stale) })
+}
+
+func (e executor) ProcessDelete(ctx context.Context, id string) error {
+	return call0(e, e.write, func(st driver.ProcessStore) error { return st.ProcessDelete(ctx, id) })
+}
+
+func (e executor) ProcessList(ctx context.Context, stale time.Duration) ([]*driver.Process, error) {
+	return call1(e, e.read, func(st driver.ProcessStore) ([]*driver.Process, error) { return st.ProcessList(ctx, stale) })
 }
 
 func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before time.Time, now time.Time) (driver.ArchiveGroup, error) {

@@ -17,7 +17,10 @@ type Elector struct {
 	TTL   time.Duration
 	// OnChange is called when this process gains or loses leadership.
 	OnChange func(leader bool)
-	Logger   *slog.Logger
+	// OnTick, when set, runs after every attempt, leader or not (the
+	// client's process heartbeat rides on it).
+	OnTick func(ctx context.Context)
+	Logger *slog.Logger
 
 	leader bool
 }
@@ -35,6 +38,9 @@ func (e *Elector) RunOnce(ctx context.Context) error {
 		if e.OnChange != nil {
 			e.OnChange(ok)
 		}
+	}
+	if e.OnTick != nil {
+		e.OnTick(ctx)
 	}
 	return err
 }

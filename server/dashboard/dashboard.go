@@ -115,6 +115,7 @@ func (d *Dashboard) Register(mux *http.ServeMux) {
 	page("GET /dead", d.deadLetters)
 	page("GET /schedules", d.schedules)
 	page("GET /queues", d.queues)
+	page("GET /processes", d.processes)
 	page("GET /bulk", d.bulkConfirm)
 	act("POST /jobs/{id}/{action}", d.jobAction)
 	act("POST /queues/{queue}/{action}", d.queueAction)

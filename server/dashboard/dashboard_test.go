@@ -16,8 +16,9 @@ import (
 // serve` on each database: log in, see a job appear live, open it (its
 // payload shown, never run), follow a running job's progress, retry a
 // failed job, cancel a running one, apply a bulk retry, pause and resume,
-// search by idempotency key and by id, pause a queue; typing in the search
-// box survives a live refresh; every page's status dot turns green; a
+// search by idempotency key and by id, pause a queue, see the processes
+// and open an HTTP worker's job; typing in the search box survives a live
+// refresh; every page's status dot turns green; a
 // viewer cannot act and a tenant token cannot see another tenant, by list
 // or by search; on a phone's screen no page is wider than the screen nor
 // has text below 9 px, and it turns dark with the system.
@@ -205,7 +206,15 @@ func dashboardAsAdmin(t *testing.T, b *browser, s *served, admin string) {
 	// Every page connects to the live updates: its status dot turns green.
 	running := s.enqueue(admin, map[string]any{"kind": "transcode", "queue": "video"})
 	s.claim(admin, "video", "w-2")
-	for page, sel := range map[string]string{"/": ".chart", "/jobs": "#jobs", "/queues": "table", "/workflows": "#main",
+	// The processes page lists the server's client and the HTTP worker
+	// with the job it holds, linked to the job's page.
+	b.do("open processes", b.open("/processes"), chromedp.WaitVisible(chromedp.CSS(`tr[data-process="w-2"]`)))
+	b.click(fmt.Sprintf(`tr[data-process="w-2"] a[href="/jobs/%d"]`, running.ID))
+	b.waitText("h1", fmt.Sprint(running.ID))
+	b.do("open processes", b.open("/processes"), chromedp.WaitVisible(chromedp.CSS(`[data-table="clients"] tr[data-process]`)))
+	b.waitText(`[data-table="clients"] tr[data-process]`, "none (a server)")
+	b.screenshot("processes")
+	for page, sel := range map[string]string{"/": ".chart", "/jobs": "#jobs", "/queues": "table", "/processes": "table", "/workflows": "#main",
 		"/workflows/wf-1": ".dag", "/dead": "table", "/schedules": "table", fmt.Sprintf("/jobs/%d", running.ID): "#state",
 		fmt.Sprintf("/jobs/%d", run.ID): "#state"} {
 		b.do("open "+page, b.open(page), chromedp.WaitVisible(chromedp.CSS(sel)))
@@ -332,7 +341,7 @@ func dashboardOnPhone(t *testing.T, b *browser, admin string) {
 		t.Fatalf("emulate a phone: %v", err)
 	}
 	for page, sel := range map[string]string{"/": ".chart", "/jobs": "#jobs", "/queues": "table", "/dead": "table",
-		"/workflows/wf-1": ".dag", "/schedules": "table"} {
+		"/workflows/wf-1": ".dag", "/schedules": "table", "/processes": "table"} {
 		b.do("open "+page+" on a phone", b.open(page), chromedp.WaitVisible(chromedp.CSS(sel)))
 		if w := eval[[]int](b, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
 			t.Fatalf("%s on a phone is %dpx wide on a %dpx screen", page, w[0], w[1])

@@ -126,13 +126,13 @@ func TestHandlerAuthCSRFAndEscaping(t *testing.T) {
 // Every page renders for an admin on an empty and a filled database.
 func TestHandlerPagesRender(t *testing.T) {
 	b := setup(t)
-	for _, path := range []string{"/", "/jobs", "/workflows", "/dead", "/schedules", "/queues", "/login"} {
+	for _, path := range []string{"/", "/jobs", "/workflows", "/dead", "/schedules", "/queues", "/processes", "/login"} {
 		if rec := b.do("GET", path, "admin", nil); rec.Code != http.StatusOK {
 			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
 		}
 	}
 	b.insert("report", "", `{}`)
-	for _, path := range []string{"/", "/jobs?state=paused", "/queues", "/jobs/99999"} {
+	for _, path := range []string{"/", "/jobs?state=paused", "/queues", "/processes", "/jobs/99999"} {
 		want := http.StatusOK
 		if path == "/jobs/99999" {
 			want = http.StatusNotFound

@@ -1154,6 +1154,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/processes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The processes working on the database and their running jobs (unscoped tokens)
+         * @description Any unscoped token. Started clients (kind client: workers and servers, which record themselves as they start and beat every leader TTL/3) and HTTP workers (kind http_worker: the worker_id of jobs claimed over HTTP, known by those jobs), each with its running jobs; the dashboard's processes page shows it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Clients first, then HTTP workers, each by id. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            processes?: {
+                                id?: string;
+                                /** @enum {string} */
+                                kind?: "client" | "http_worker";
+                                host?: string;
+                                pid?: number;
+                                version?: string;
+                                queues?: string[];
+                                /** Format: date-time */
+                                started_at?: string | null;
+                                /** Format: date-time */
+                                heartbeat_at?: string | null;
+                                heartbeat_age_seconds?: number;
+                                running_count?: number;
+                                running?: {
+                                    /** Format: int64 */
+                                    id?: number;
+                                    kind?: string;
+                                    queue?: string;
+                                    attempt?: number;
+                                    /** Format: date-time */
+                                    started_at?: string | null;
+                                    /** Format: date-time */
+                                    heartbeat_at?: string | null;
+                                }[];
+                            }[];
+                            running_jobs?: number;
+                            capped?: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/janitor": {
         parameters: {
             query?: never;

@@ -1,0 +1,31 @@
+package pgdriver_test
+
+import (
+	"testing"
+
+	"github.com/skiplock/skiplock/internal/pgtest"
+)
+
+// Migration 036 records the queues of the jobs archived before it.
+func TestMigrationRecordsArchivedQueues(t *testing.T) {
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	if _, err := d.Migrator().Down(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Pool().Exec(ctx, `INSERT INTO skiplock_jobs_archive (id, kind, queue, state, run_at, finished_at)
+		VALUES (1, 'email', 'mail', 'completed', now(), now())`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Migrator().Up(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	var paused bool
+	if err := d.Pool().QueryRow(ctx, `SELECT name, paused FROM skiplock_queues`).Scan(&name, &paused); err != nil {
+		t.Fatal(err)
+	}
+	if name != "mail" || paused {
+		t.Fatalf("recorded queue %q, paused %v", name, paused)
+	}
+}

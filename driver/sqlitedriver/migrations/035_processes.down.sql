@@ -1,0 +1,1 @@
+DROP TABLE skiplock_processes;

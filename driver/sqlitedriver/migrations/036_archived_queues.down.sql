@@ -1,0 +1,1 @@
+-- The recorded queues stay: they are settings rows like a resumed queue's.
