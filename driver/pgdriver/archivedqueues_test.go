@@ -6,7 +6,7 @@ import (
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
-// Migration 036 records the queues of the jobs archived before it.
+// Migration 032 records the queues of the jobs archived before it.
 func TestMigrationRecordsArchivedQueues(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()

@@ -7,7 +7,7 @@ import (
 	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
-// Migration 036 records the queues of the jobs archived before it.
+// Migration 032 records the queues of the jobs archived before it.
 func TestMigrationRecordsArchivedQueues(t *testing.T) {
 	d := sqlitetest.New(t)
 	ctx := t.Context()
