@@ -28,6 +28,7 @@ var int4Params = map[string][]string{
 	"JobInsertWithID":  {"max_retries"},       // max_retries
 	"JobInsertStart":   {"max_retries"},       // max_retries
 	"JobNextIDs":       {"count"},             // how many ids a batch takes
+	"ProcessBeat":      {"pid"},               // an operating system's process id
 }
 
 // TestNoIDParameterIsInt4 prepares every statement and checks that its
