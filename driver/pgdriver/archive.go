@@ -75,6 +75,10 @@ type hotTableUpkeep struct {
 	mu      sync.Mutex
 	stuck   bool
 	last    string
+	// held: the last look found the snapshot that the vacuum before it met
+	// still open, so vacuum can remove nothing deleted since. Only then
+	// does a rebuild or a spill table pay for itself (see HotTableRebuild).
+	held bool
 	perJob  int64
 	version int // the server's server_version_num, once asked
 
@@ -158,9 +162,11 @@ func (e upkeep) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error
 			return false, err
 		}
 		if horizon != "" && horizon == e.vac.last {
+			e.vac.held = true
 			return false, nil
 		}
 	}
+	e.vac.held = false
 	// VACUUM cannot run in a transaction: this goes straight to the pool.
 	// No ANALYZE: sampling the table every 10 s cost a third of e2e
 	// throughput beside a 1M backlog, and the hot statements do not plan
@@ -238,11 +244,19 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 		// and that snapshot's transaction holds a lock no rebuild could
 		// pass, say so now, while the table is still small: new jobs can
 		// go to spill tables before it has grown (HotTableSpill).
-		if e.vac.stuck && r.BytesBefore >= limits.MinBytes {
+		if e.vac.held && r.BytesBefore >= limits.MinBytes {
 			held, err := e.holderEverySecond(ctx)
 			r.HeldBy = held
 			return r, err
 		}
+		return r, nil
+	}
+	// Nothing but a held snapshot makes a rebuild worth its lock: after a
+	// burst a vacuum makes the space reusable, and the live count the ratio
+	// reads lags the table by up to a second (right after a bulk insert it
+	// took a 50,000-job backlog for an empty table, and copied it whole,
+	// claims waiting, again and again).
+	if !limits.Force && !e.vac.held {
 		return r, nil
 	}
 	if err := e.q.QueryRow(ctx, hotTableHolder).Scan(&r.HeldBy); err != nil || r.HeldBy != "" {
