@@ -72,13 +72,13 @@ type upkeep struct {
 // database then; what a live job took in the table after its last rebuild;
 // the server's version.
 type hotTableUpkeep struct {
-	mu      sync.Mutex
-	stuck   bool
-	last    string
+	mu    sync.Mutex
+	stuck bool
+	last  string
 	// held: the last look found the snapshot that the vacuum before it met
 	// still open, so vacuum can remove nothing deleted since. Only then
 	// does a rebuild or a spill table pay for itself (see HotTableRebuild).
-	held bool
+	held    bool
 	perJob  int64
 	version int // the server's server_version_num, once asked
 
