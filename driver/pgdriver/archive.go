@@ -211,7 +211,8 @@ func (e upkeep) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error
 const hotTableSize = `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0), pg_stat_get_live_tuples('skiplock_jobs'::regclass)`
 
 // hotTableHolder names the session that has held a lock on the hot table
-// in a transaction open for two seconds or more ("" when none does).
+// in a transaction open for two seconds or more ("" when none does); an
+// autovacuum worker is none (it cancels itself for a rebuild's lock).
 const hotTableHolder = `
 SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
                              ELSE format('pid %s (%s), in a transaction since %s', a.pid, a.application_name, a.xact_start) END
@@ -219,6 +220,8 @@ SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
                   WHERE l.locktype = 'relation' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
                     AND l.relation = 'skiplock_jobs'::regclass AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
                     AND (a.pid IS NULL OR a.xact_start < now() - interval '2 seconds')
+                    -- autovacuum gives its lock up to whoever asks for a conflicting one
+                    AND a.backend_type IS DISTINCT FROM 'autovacuum worker'
                   ORDER BY a.xact_start NULLS FIRST LIMIT 1), '')`
 
 // HotTableRebuild rebuilds the hot table once it takes limits.Ratio times
