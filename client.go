@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -159,19 +157,6 @@ func (c *Client) Start(ctx context.Context) error {
 	c.awaitListener(ctx, listening)
 	c.log.Info("client started", "driver", c.driver.Name(), "queues", len(producers))
 	return nil
-}
-
-// awaitListener waits until the wake-up listener listens, so that a job
-// inserted once Start has returned wakes a worker at once rather than at
-// its next poll. A listener that cannot listen (its first attempt failed,
-// or ctx ended first) does not fail Start: it keeps trying, and the
-// producers poll every FetchPollInterval until it listens.
-func (c *Client) awaitListener(ctx context.Context, listening <-chan struct{}) {
-	select {
-	case <-listening:
-	case <-ctx.Done():
-		c.log.Warn("start: not listening for wake-ups yet; polling until the listener is in place", "error", ctx.Err())
-	}
 }
 
 // Stop stops claiming, lets running jobs finish until ctx ends, then
@@ -406,27 +391,5 @@ func (c *Client) stopNotified(id int64) {
 	defer cancel()
 	if err := c.running.stopRequests(ctx, []int64{id}); err != nil {
 		c.log.Warn("look up a stop request; the next heartbeat sees it", "job_id", id, "error", err)
-	}
-}
-
-// heartbeatWithinLeases refuses a HeartbeatInterval that is not shorter
-// than the lease a contract gives a kind this client works (NewClient
-// checked Lease and the workers' own).
-func (c *Client) heartbeatWithinLeases() error {
-	for _, kind := range slices.Sorted(maps.Keys(c.policies)) {
-		what := fmt.Sprintf("the lease of kind %q", kind)
-		if err := c.config.heartbeatWithin(what, c.policies[kind].lease); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// settlePolicies settles each worker's kind's policy by the contracts in
-// force; Start calls it before any job runs.
-func (c *Client) settlePolicies() {
-	c.policies = make(map[string]kindPolicy, len(c.config.Workers.byKind))
-	for kind, w := range c.config.Workers.byKind {
-		c.policies[kind] = c.policyOf(kind, w.opts)
 	}
 }

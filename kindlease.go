@@ -1,6 +1,8 @@
 package skiplock
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -67,4 +69,26 @@ func (c *Client) kindsOf(set *contract.Set) []string {
 		}
 	}
 	return kinds
+}
+
+// heartbeatWithinLeases refuses a HeartbeatInterval that is not shorter
+// than the lease a contract gives a kind this client works (NewClient
+// checked Lease and the workers' own).
+func (c *Client) heartbeatWithinLeases() error {
+	for _, kind := range slices.Sorted(maps.Keys(c.policies)) {
+		what := fmt.Sprintf("the lease of kind %q", kind)
+		if err := c.config.heartbeatWithin(what, c.policies[kind].lease); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// settlePolicies settles each worker's kind's policy by the contracts in
+// force; Start calls it before any job runs.
+func (c *Client) settlePolicies() {
+	c.policies = make(map[string]kindPolicy, len(c.config.Workers.byKind))
+	for kind, w := range c.config.Workers.byKind {
+		c.policies[kind] = c.policyOf(kind, w.opts)
+	}
 }

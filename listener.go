@@ -91,3 +91,16 @@ func (c *Client) listen(ctx context.Context, ready func()) {
 		wait = min(wait*2, 5*time.Second)
 	}
 }
+
+// awaitListener waits until the wake-up listener listens, so that a job
+// inserted once Start has returned wakes a worker at once rather than at
+// its next poll. A listener that cannot listen (its first attempt failed,
+// or ctx ended first) does not fail Start: it keeps trying, and the
+// producers poll every FetchPollInterval until it listens.
+func (c *Client) awaitListener(ctx context.Context, listening <-chan struct{}) {
+	select {
+	case <-listening:
+	case <-ctx.Done():
+		c.log.Warn("start: not listening for wake-ups yet; polling until the listener is in place", "error", ctx.Err())
+	}
+}
