@@ -138,6 +138,9 @@ type statsAnswer struct {
 		LastMinute map[skiplock.JobState]int64 `json:"last_minute"`
 		LastHour   map[skiplock.JobState]int64 `json:"last_hour"`
 	} `json:"throughput"`
+	// ReplicaLagSeconds is how far behind its primary the replica these
+	// counts come from is; null when the server reads no replica.
+	ReplicaLagSeconds *float64 `json:"replica_lag_seconds"`
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *principal) error {
@@ -163,6 +166,14 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *principal) err
 	}
 	out.Throughput.LastMinute = orEmpty(st.FinishedLastMinute)
 	out.Throughput.LastHour = orEmpty(st.FinishedLastHour)
+	lag, ok, err := s.client.ReplicaLag(r.Context())
+	if err != nil {
+		return err
+	}
+	if ok {
+		secs := lag.Seconds()
+		out.ReplicaLagSeconds = &secs
+	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
