@@ -36,7 +36,7 @@ const (
 // serveConfig is the configuration of `skiplock serve`, from flags, then
 // SKIPLOCK_* environment variables, then the config file.
 type serveConfig struct {
-	DatabaseURL     string `yaml:"database_url"`
+	DatabaseURL string `yaml:"database_url"`
 	// ReadDatabaseURL is a streaming replica that the dashboard, lists,
 	// stats and exports read from (docs/scale.md).
 	ReadDatabaseURL string `yaml:"read_database_url"`
