@@ -31,5 +31,25 @@ func Replica(t testing.TB) (*pgdriver.Driver, *pgxpool.Pool) {
 		t.Fatalf("connect to the replica: %v", err)
 	}
 	t.Cleanup(pool.Close)
-	return d.ReadFrom(pool), pool
+	// The replica has the schema once it replays the primary's WAL up to
+	// the end of the migrations (another test may hold its replay paused).
+	var lsn string
+	if err := d.Pool().QueryRow(ctx, `SELECT pg_current_wal_lsn()::text`).Scan(&lsn); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var caught bool
+		err := pool.QueryRow(ctx, `SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn`, lsn).Scan(&caught)
+		if err != nil {
+			t.Fatalf("wait for the replica to replay the migrations: %v", err)
+		}
+		if caught {
+			return d.ReadFrom(pool), pool
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the replica did not replay the migrations within 30 s")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
