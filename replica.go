@@ -3,6 +3,8 @@ package skiplock
 import (
 	"context"
 	"time"
+
+	"github.com/skiplock/skiplock/driver"
 )
 
 // ReadsReplica reports whether the client reads lists, counts and export
@@ -25,3 +27,7 @@ func (c *Client) ReplicaLag(ctx context.Context) (lag time.Duration, ok bool, er
 	}
 	return st.Lag, true, nil
 }
+
+// ReadPrimary answers ctx with the client's reads run on the primary even
+// when it reads a replica: for a read that must show what a write just did.
+func ReadPrimary(ctx context.Context) context.Context { return driver.WithPrimary(ctx) }

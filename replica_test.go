@@ -18,7 +18,8 @@ func (replicaArgs) Kind() string { return "replica" }
 // streaming replica: with the replica's replay paused, a job inserted on
 // the primary is missing from lists and counts (they read the replica),
 // while JobGet, claims and completions see and change it (the primary),
-// and the lag shows; once replay resumes the lists catch up.
+// and the lag shows; ReadPrimary reads the primary; once replay resumes
+// the lists catch up.
 func TestReadReplica(t *testing.T) {
 	drv, replica := pgtest.Replica(t)
 	c, err := NewClient(drv, &Config{})
@@ -61,6 +62,10 @@ func TestReadReplica(t *testing.T) {
 	})
 	if listed(second.Job.ID) {
 		t.Fatal("JobList shows a job the paused replica has not replayed: it read the primary")
+	}
+	onPrimary, err := c.JobList(ReadPrimary(ctx), JobListParams{Limit: 100})
+	if err != nil || len(onPrimary) != 2 {
+		t.Fatalf("JobList under ReadPrimary: %d jobs, %v; want both, from the primary", len(onPrimary), err)
 	}
 	st, err := c.Stats(ctx)
 	if err != nil {

@@ -32,3 +32,18 @@ type ReplicaStore interface {
 	//skiplock:replica
 	ReplicaLag(ctx context.Context) (ReplicaStatus, error)
 }
+
+// primaryKey marks a context whose reads must see the primary.
+type primaryKey struct{}
+
+// WithPrimary answers ctx with its replica-safe reads run on the primary:
+// for a read that shows what a write just did (the queue a pause answers).
+func WithPrimary(ctx context.Context) context.Context {
+	return context.WithValue(ctx, primaryKey{}, true)
+}
+
+// PrimaryAsked reports whether ctx asks for the primary (WithPrimary).
+func PrimaryAsked(ctx context.Context) bool {
+	asked, _ := ctx.Value(primaryKey{}).(bool)
+	return asked
+}

@@ -101,9 +101,10 @@ func (s *Server) queueAction(pause bool) handlerFunc {
 }
 
 // QueueAfter answers the view of queue name just paused or resumed, as
-// POST /v1/queues/{queue}/pause and /resume show it (the CLI prints the same).
+// POST /v1/queues/{queue}/pause and /resume show it (the CLI prints the same),
+// read from the primary: a replica may not show the action yet.
 func QueueAfter(ctx context.Context, c *skiplock.Client, name string, paused bool) (QueueView, error) {
-	queues, err := c.QueueList(ctx, false)
+	queues, err := c.QueueList(skiplock.ReadPrimary(ctx), false)
 	if err != nil {
 		return QueueView{}, err
 	}

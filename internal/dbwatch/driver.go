@@ -117,9 +117,9 @@ type executor struct {
 }
 
 // reading is the executor a replica-safe read runs on: the replica's when
-// there is one, else e.
-func (e executor) reading() executor {
-	if e.replica == nil {
+// there is one and ctx does not ask for the primary, else e.
+func (e executor) reading(ctx context.Context) executor {
+	if e.replica == nil || driver.PrimaryAsked(ctx) {
 		return e
 	}
 	return executor{Executor: e.replica, w: e.w}

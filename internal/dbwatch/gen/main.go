@@ -8,7 +8,7 @@
 // A method whose doc comment holds the line `//skiplock:read` is a read:
 // its error is classified, its success not counted as a write. A read that
 // also holds `//skiplock:replica` runs on the driver's replica when there
-// is one (dbwatch's executor.reading).
+// is one and ctx does not ask for the primary (dbwatch's executor.reading).
 //
 //	go run ./gen -driver ../../driver -out forward_gen.go
 package main
@@ -244,7 +244,10 @@ func (g *writer) method(st store, m *types.Func, read, replica bool) error {
 		g.imports[driverPath] = true
 		on := "e"
 		if replica {
-			on = "e.reading()"
+			if sig.Params().Len() == 0 || sig.Params().At(0).Name() != "ctx" {
+				return fmt.Errorf("a read marked %s takes ctx first", replicaDirective)
+			}
+			on = "e.reading(ctx)"
 		}
 		fmt.Fprintf(w, "\treturn call%d(%s, %s, func(st driver.%s) %s { return st.%s })\n", n, on, outcome, st.name, results, call)
 	case n == 0:
