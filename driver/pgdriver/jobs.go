@@ -49,8 +49,8 @@ func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.I
 		if len(ids) != len(jobs) {
 			return fmt.Errorf("took %d ids from the sequence for %d jobs", len(ids), len(jobs))
 		}
-		src, stmt := newCopyReader(jobs, ids, time.Now())
-		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, e.sp.rewrite(stmt, table))
+		src, cols := newCopyReader(jobs, ids, time.Now())
+		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, copySQL(table, cols))
 		return err
 	})
 	return ids, err
