@@ -71,12 +71,27 @@ func copyOrder() (cols, plainCols []string, writers, plainWriters []func(*copyWr
 	return cols, plainCols, writers, plainWriters
 }
 
-// copySQL answers the COPY of cols into table ("": the hot table).
+// The COPY statements into the hot table, made once.
+var (
+	copyStatement      = copyInto("skiplock_jobs", copyColumns)
+	copyStatementPlain = copyInto("skiplock_jobs", copyColumnsPlain)
+)
+
+// copySQL answers the COPY of cols (copyColumns or copyColumnsPlain) into
+// table ("": the hot table).
 func copySQL(table string, cols []string) string {
-	if table == "" {
-		table = "skiplock_jobs"
+	switch {
+	case table != "":
+		return copyInto(pgx.Identifier{table}.Sanitize(), cols)
+	case len(cols) == len(copyColumns):
+		return copyStatement
+	default:
+		return copyStatementPlain
 	}
-	return "COPY " + pgx.Identifier{table}.Sanitize() + " (" + strings.Join(cols, ", ") + ") FROM STDIN (FORMAT binary)"
+}
+
+func copyInto(table string, cols []string) string {
+	return "COPY " + table + " (" + strings.Join(cols, ", ") + ") FROM STDIN (FORMAT binary)"
 }
 
 // copyReader reads jobs, with ids taken from the sequence, as the binary
