@@ -46,7 +46,7 @@ func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, st
 	}
 	args := jobInsertStart.Args(insertStartArgs{newJobColumns(p), start.WorkerID, secs(start.Lease)})
 	var j *driver.Job
-	err := e.insertInto(func(table string) (err error) {
+	err := e.insertInto(ctx, func(e executor, table string) (err error) {
 		j, err = scanOne(e.q.QueryRow(ctx, into(jobInsertStart, table), args...))
 		return err
 	})
@@ -54,7 +54,7 @@ func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, st
 }
 
 func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertParams, out []driver.InsertResult) error {
-	return e.insertInto(func(table string) error {
+	return e.insertInto(ctx, func(e executor, table string) error {
 		return e.insertPlain(ctx, into(jobInsert, table), jobs, out)
 	})
 }

@@ -18,7 +18,7 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		return e.insertFastFlow(ctx, jobs)
 	}
 	var ids []int64
-	err := e.insertInto(func(table string) (err error) {
+	err := e.insertInto(ctx, func(e executor, table string) (err error) {
 		ids, err = e.insertCopy(ctx, table, jobs)
 		return err
 	})

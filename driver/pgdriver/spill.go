@@ -88,13 +88,23 @@ func into[A any](st sqlset.Stmt[A], table string) string {
 const spillTarget = `SELECT coalesce((SELECT name FROM skiplock_hot_spill WHERE target), '')`
 
 // insertInto runs insert for the table new plain jobs go to ("": the hot
-// table), and again for the hot table if that table has gone.
-func (e executor) insertInto(insert func(table string) error) error {
+// table), and again for the hot table if that table has gone. Inside one
+// of the driver's own transactions (flow inserts), the spill insert runs
+// under a savepoint, so that a table gone undoes that insert only.
+func (e executor) insertInto(ctx context.Context, insert func(e executor, table string) error) error {
 	table := e.sp.table()
-	err := insert(table)
-	if table != "" && isUndefinedTable(err) {
+	if table == "" {
+		return insert(e, "")
+	}
+	var err error
+	if _, nested := e.q.(pgx.Tx); nested {
+		err = e.inTx(ctx, func(sp executor) error { return insert(sp, table) })
+	} else {
+		err = insert(e, table)
+	}
+	if isUndefinedTable(err) {
 		e.sp.forget()
-		err = insert("")
+		err = insert(e, "")
 	}
 	return err
 }

@@ -210,3 +210,57 @@ func TestHotTableSpillRacingInsertsLoseNoJob(t *testing.T) {
 		t.Fatalf("%d jobs live (%d in the hot table), %d inserted", live, hot, inserted.Load())
 	}
 }
+
+// A driver that sends new jobs to a spill table that has gone (dropped
+// since it read the target) stores them in the hot table, whichever way
+// they are inserted, flow inserts (a transaction of the driver's own)
+// included; no insert fails.
+func TestHotTableSpillGoneSendsJobsToTheHotTable(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	job := func() *driver.InsertParams {
+		return &driver.InsertParams{Kind: "a", Queue: "default", Priority: 5, MaxRetries: 3}
+	}
+	key := driver.FlowKey("gone", "a")
+	flow := job()
+	flow.Flow = &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1, RateKey: key, Rate: 1e9, Burst: 1}
+	inserts := map[string]func() ([]int64, error){
+		"one": func() ([]int64, error) {
+			r, err := d.JobInsertMany(ctx, []*driver.InsertParams{job()})
+			return resultIDs(r), err
+		},
+		"many": func() ([]int64, error) {
+			r, err := d.JobInsertMany(ctx, []*driver.InsertParams{job(), job()})
+			return resultIDs(r), err
+		},
+		"fast": func() ([]int64, error) { return d.JobInsertFast(ctx, []*driver.InsertParams{job(), job()}) },
+		"start": func() ([]int64, error) {
+			j, err := d.JobInsertStart(ctx, job(), driver.StartParams{WorkerID: "w", Lease: time.Minute})
+			if err != nil {
+				return nil, err
+			}
+			return []int64{j.ID}, nil
+		},
+		"flow": func() ([]int64, error) {
+			r, err := d.JobInsertMany(ctx, []*driver.InsertParams{flow})
+			return resultIDs(r), err
+		},
+	}
+	for name, insert := range inserts {
+		pgdriver.TrustSpillTarget(d, "skiplock_jobs_spill_gone")
+		ids, err := insert()
+		if err != nil {
+			t.Fatalf("%s: insert with the spill table gone: %v", name, err)
+		}
+		inHotTable(t, d, ids...)
+	}
+}
+
+func resultIDs(r []driver.InsertResult) []int64 {
+	ids := make([]int64, len(r))
+	for i, x := range r {
+		ids[i] = x.Job.ID
+	}
+	return ids
+}
