@@ -37,8 +37,8 @@ while [ "$(date +%s)" -lt "$end" ]; do
         psql -qAt "$url" -c "SET lock_timeout = '50ms'; SELECT hotproto.rotate();" >/dev/null 2>&1 || true
     fi
     t=$(( secs - (end - $(date +%s)) ))
-    if [ $(( t % 10 )) -eq 0 ] && [ "$t" -ne "$prev" ]; then
-        prev=$t
+    if [ "$t" -ge $(( prev + 10 )) ]; then
+        prev=$(( t - t % 10 ))
         echo "t=${t}s held $(psql -qAt -F ' ' "$url" -c 'SELECT bytes, done FROM hotproto.sizes')"
     fi
     sleep 1

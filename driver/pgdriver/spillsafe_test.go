@@ -100,6 +100,10 @@ func TestSQLEnqueueOutlivesASpillTableDroppedUnderIt(t *testing.T) {
 	}
 	begin()
 	spilled := enqueue()
+	again := enqueue() // the spill table already locked by this transaction
+	if got := tableOf(t, d, again); got != "" && got != name {
+		t.Fatalf("the second job went to %q", got)
+	}
 	if _, err := d.Pool().Exec(ctx, `UPDATE skiplock_hot_spill SET target = false`); err != nil {
 		t.Fatal(err)
 	}
@@ -116,14 +120,14 @@ func TestSQLEnqueueOutlivesASpillTableDroppedUnderIt(t *testing.T) {
 	if _, err := d.Pool().Exec(ctx, `UPDATE skiplock_hot_spill SET target = false`); err != nil {
 		t.Fatal(err)
 	}
-	if moved := drop(); moved != 1 {
-		t.Fatalf("drop the spill table: %d jobs moved, want 1", moved)
+	if moved := drop(); moved != 2 {
+		t.Fatalf("drop the spill table: %d jobs moved, want 2", moved)
 	}
 	late := enqueue()
 	if _, err := caller.Exec(ctx, `COMMIT`); err != nil {
 		t.Fatalf("commit the caller's transaction: %v", err)
 	}
-	inHotTable(t, d, spilled, late)
+	inHotTable(t, d, spilled, again, late)
 }
 
 // Spill tables made, filled and dropped again and again while jobs are
