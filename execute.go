@@ -189,15 +189,10 @@ func (c *Client) failHeld(ctx context.Context, p driver.FailParams) (*JobRow, er
 // writeOutcome writes an attempt's outcome with the retries of the
 // completions (completer.Retry): a database down for a while does not
 // leave a job running until its lease ends while its worker is alive.
-// Stop bounds the retries (c.outcomes). A client never started (Drain,
-// WorkJob) tries once, as it completes.
+// Stop bounds the retries. A client never started (Drain, WorkJob) tries
+// once, as it completes.
 func (c *Client) writeOutcome(run *runningJob, what string, write func(context.Context) error) error {
-	if c.completer == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return write(ctx)
-	}
-	return c.completer.Retry(c.outcomes, write, func(try int, err error) {
+	return c.completer.Retry(write, func(try int, err error) {
 		c.log.Warn("job "+what+": not recorded yet, trying again", jobAttr(run.row), "try", try, "record_error", err)
 	})
 }
