@@ -150,14 +150,28 @@ const gatheredTimeout = 30 * time.Second
 // not at all when Stop abandoned them).
 func (c *Completer) flush(batch []*report) {
 	params := batch[0].params
-	var added []driver.CompleteParams
-	var st *runState
-	for i, r := range batch {
-		if i > 0 {
-			params = append(params[:len(params):len(params)], r.params...)
+	if len(batch) > 1 {
+		params = make([]driver.CompleteParams, 0, batch[0].names.n)
+		for _, r := range batch {
+			params = append(params, r.params...)
 		}
+	}
+	// Add's completions, for OnFlushed: all of them unless a worker over
+	// HTTP shares this process's worker id.
+	var st *runState
+	n := 0
+	for _, r := range batch {
 		if r.st != nil {
-			added, st = append(added, r.params...), r.st
+			st, n = r.st, n+len(r.params)
+		}
+	}
+	added := params
+	if n < len(params) {
+		added = make([]driver.CompleteParams, 0, n)
+		for _, r := range batch {
+			if r.st != nil {
+				added = append(added, r.params...)
+			}
 		}
 	}
 	ids, err := c.write(batch, st, params)
