@@ -106,10 +106,10 @@ func (c *Completer) Start() { c.run.Store(newRunState()) }
 // database refuses is tried again.
 const StopBound = 30 * time.Second
 
-// Add queues a completion of a job this process holds; it blocks when the
-// completer is StopBound behind, which holds back the workers. Before
-// Start, or once Stop has begun, it answers false: the job runs again
-// once its lease expires.
+// Add queues a completion of a job this process holds; it blocks while
+// 4 × BatchSize wait, which holds back the workers. Before Start, or once
+// Stop has begun, it answers false: the job runs again once its lease
+// expires.
 func (c *Completer) Add(p driver.CompleteParams) bool {
 	st := c.run.Load()
 	st.mu.RLock()
@@ -126,7 +126,7 @@ func (c *Completer) Add(p driver.CompleteParams) bool {
 	r := &report{st: st}
 	r.one[0] = p
 	r.params = r.one[:]
-	c.gather.Go(p.WorkerID, r, c.fits, c.flushF)
+	c.gather.Go("", r, c.fits, c.flushF)
 	return true
 }
 
@@ -135,19 +135,20 @@ func (c *Completer) Add(p driver.CompleteParams) bool {
 // that statement finished, sorted. A completion that names a job the
 // gathered ones name waits for the next statement: of two reports of one
 // job, one finishes it and the other is refused, as when they run apart.
+// workerID is never empty: "" gathers Add's.
 func (c *Completer) Complete(ctx context.Context, workerID string, params []driver.CompleteParams) ([]int64, error) {
 	r := &report{ctx: ctx, params: params}
 	c.gather.Do(workerID, r, c.fits, c.flushF)
 	return r.done, r.err
 }
 
-// gatheredTimeout bounds a statement of Complete that carries other calls'
-// jobs, since no one caller's context may cut it short.
-const gatheredTimeout = 30 * time.Second
+// reportTimeout bounds a statement of Complete's: it may carry other
+// calls' jobs, so no one caller's context cuts it short.
+const reportTimeout = 30 * time.Second
 
-// flush stores a batch in one statement. Add's completions are written
-// with Retry, and OnFlushed hears which completed (none when it gave up;
-// not at all when Stop abandoned them).
+// flush stores a batch in one statement: Add's (key "") with Retry, and
+// OnFlushed hears which completed (none when it gave up; not at all when
+// Stop abandoned them); one external worker's once.
 func (c *Completer) flush(batch []*report) {
 	params := batch[0].params
 	if len(batch) > 1 {
@@ -156,66 +157,35 @@ func (c *Completer) flush(batch []*report) {
 			params = append(params, r.params...)
 		}
 	}
-	// Add's completions, for OnFlushed: all of them unless a worker over
-	// HTTP shares this process's worker id.
-	var st *runState
-	n := 0
-	for _, r := range batch {
-		if r.st != nil {
-			st, n = r.st, n+len(r.params)
-		}
+	var ids []int64
+	write := func(ctx context.Context) (err error) {
+		ids, err = c.exec.JobCompleteMany(ctx, params)
+		return err
 	}
-	added := params
-	if n < len(params) {
-		added = make([]driver.CompleteParams, 0, n)
-		for _, r := range batch {
-			if r.st != nil {
-				added = append(added, r.params...)
-			}
-		}
-	}
-	ids, err := c.write(batch, st, params)
-	slices.Sort(ids)
-	for _, r := range batch {
-		r.done, r.err = ids, err
-	}
+	st := batch[0].st
 	if st == nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), reportTimeout)
+		defer cancel()
+		err := write(ctx)
+		slices.Sort(ids)
+		for _, r := range batch {
+			r.done, r.err = ids, err
+		}
 		return
 	}
+	err := retry(st, write, func(try int, err error) {
+		c.cfg.Logger.Error("flush completions", "jobs", len(params), "attempt", try, "error", err)
+	})
 	if !errors.Is(err, ErrAbandoned) && c.cfg.OnFlushed != nil {
 		if err != nil {
 			ids = nil
 		}
-		c.cfg.OnFlushed(added, ids)
+		c.cfg.OnFlushed(params, ids)
 	}
-	for range added {
+	for range params {
 		<-c.slots
 	}
-	for _, r := range batch {
-		if r.st != nil {
-			r.st.flushing.Done()
-		}
-	}
-}
-
-// write runs the statement: with Retry when it carries Add's completions
-// (st), else once, bounded by the caller's context when it is alone.
-func (c *Completer) write(batch []*report, st *runState, params []driver.CompleteParams) (ids []int64, err error) {
-	if st != nil {
-		err = retry(st, func(ctx context.Context) (err error) {
-			ids, err = c.exec.JobCompleteMany(ctx, params)
-			return err
-		}, func(try int, err error) {
-			c.cfg.Logger.Error("flush completions", "jobs", len(params), "attempt", try, "error", err)
-		})
-		return ids, err
-	}
-	if len(batch) == 1 {
-		return c.exec.JobCompleteMany(batch[0].ctx, params)
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), gatheredTimeout)
-	defer cancel()
-	return c.exec.JobCompleteMany(ctx, params)
+	st.flushing.Add(-len(batch))
 }
 
 // Stopping begins the stop: from now on a write that fails is tried again
@@ -344,6 +314,6 @@ func (r *Names) Fit(first, w []driver.CompleteParams, max int) bool {
 	return true
 }
 
-// Waiting answers how many calls of workerID wait for a statement, and
-// whether one runs.
+// Waiting answers how many calls of workerID ("": Add's) wait for a
+// statement, and whether one runs.
 func (c *Completer) Waiting(workerID string) (n int, running bool) { return c.gather.Waiting(workerID) }

@@ -83,7 +83,7 @@ func TestAddGathersWhileAStatementRuns(t *testing.T) {
 	for id := int64(2); id <= 5; id++ {
 		c.Add(held(id))
 	}
-	waitFor(t, func() bool { n, _ := c.Waiting("w"); return n == 4 })
+	waitFor(t, func() bool { n, _ := c.Waiting(""); return n == 4 })
 	close(hold)
 	if err := c.Stop(context.Background()); err != nil {
 		t.Fatal(err)
