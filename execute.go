@@ -225,8 +225,9 @@ func (c *Client) wakeIfPending(j *JobRow) {
 	}
 }
 
-// handBack returns a job cancelled by shutdown to pending, attempt unspent,
-// and answers it as it is now (nil if that failed: its lease runs out).
+// handBack returns a job cancelled by shutdown to pending, attempt unspent
+// (or as outcome.Decide says: cancelled, paused, when it was asked to), and
+// answers it as it is now (nil if that failed: its lease runs out).
 func (c *Client) handBack(run *runningJob) *JobRow {
 	defer c.running.remove(run.row.ID, run.row.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
