@@ -82,7 +82,19 @@ func New(exec driver.JobStore, cfg Config) *Completer {
 	}
 	c := &Completer{exec: exec, cfg: cfg, slots: make(chan struct{}, cfg.BatchSize*4)}
 	c.fits = func(batch []*report, w *report) bool {
-		return batch[0].names.Fit(batch[0].params, w.params, cfg.BatchSize)
+		first := batch[0]
+		if first.st == nil {
+			return first.names.Fit(first.params, w.params, cfg.BatchSize)
+		}
+		// Add's name jobs held here, each once: only their number counts.
+		if first.names.n == 0 {
+			first.names.n = len(first.params)
+		}
+		if first.names.n+len(w.params) > cfg.BatchSize {
+			return false
+		}
+		first.names.n += len(w.params)
+		return true
 	}
 	c.flushF = c.flush
 	st := newRunState()
@@ -212,7 +224,7 @@ func (c *Completer) Stop(ctx context.Context) error {
 	if already {
 		return nil
 	}
-	defer st.stopGiveUp()
+	defer func() { st.stopGiveUp(); st.giveUpNow() }() // what still runs after Stop tries once
 	flushed := make(chan struct{})
 	go func() { st.flushing.Wait(); close(flushed) }()
 	select {
@@ -220,7 +232,6 @@ func (c *Completer) Stop(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		st.abandonNow()
-		st.giveUpNow()
 		<-flushed
 		return ctx.Err()
 	}
