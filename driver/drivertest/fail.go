@@ -10,8 +10,6 @@ import (
 	"github.com/skiplock/skiplock/driver/outcome"
 )
 
-func (e *env) fails() driver.FailStore { return need[driver.FailStore](e, e.d) }
-
 // failHeld reports a failed attempt of j: retryable or not, each kind
 // waiting as its own wait says.
 func failHeld(j *driver.Job, retryable bool) driver.FailParams {
