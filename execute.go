@@ -151,27 +151,23 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 // attempt, j as stored (nil when storing failed: rerr), and gives a failure
 // to the error handler. A paused job's worker stopped as it was asked to.
 func (c *Client) recorded(run *runningJob, j *JobRow, rerr, err error) {
-	what := "snoozed"
 	switch {
 	case j != nil && j.State == StatePaused:
-		what = "paused"
-	case err != nil:
-		what = "failed"
-	}
-	if err != nil {
-		c.logOutcome(run, what, rerr, "error", err.Error())
-	} else {
-		c.logOutcome(run, what, rerr)
-	}
-	if rerr == nil && what != "paused" {
-		kind := EventJobSnoozed
-		if err != nil {
-			kind = outcomeEvent(j)
+		c.logOutcome(run, "paused", rerr)
+		return
+	case err == nil:
+		c.logOutcome(run, "snoozed", rerr)
+		if rerr == nil {
+			c.events.emitJob(EventJobSnoozed, j, "", nil)
 		}
-		c.events.emitJob(kind, j, "", err)
-	}
-	if err != nil && what != "paused" && !errors.Is(err, ErrCancelled) {
-		c.handleError(j, run.row, err)
+	default:
+		c.logOutcome(run, "failed", rerr, "error", err.Error())
+		if rerr == nil {
+			c.events.emitJob(outcomeEvent(j), j, "", err)
+		}
+		if !errors.Is(err, ErrCancelled) {
+			c.handleError(j, run.row, err)
+		}
 	}
 	c.wakeIfPending(j)
 }
