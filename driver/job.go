@@ -226,12 +226,28 @@ type CompleteParams struct {
 	Result json.RawMessage
 }
 
-// FailParams records a failed attempt. RetryAt nil fails the job for good;
-// otherwise it runs again at RetryAt.
+// FailParams records a failed attempt of a held job; outcome.Decide says
+// how it ends. Error.Retryable asks for a retry (the worker's error is not
+// permanent); the entry is recorded with Retryable as decided (asked, and
+// retries left). The wait before a retry is Wait, or Waits[i] for a job of
+// kind WaitKinds[i] (given by kind so that nothing reads the job first, as
+// the leases of ClaimParams are).
 type FailParams struct {
 	HeldJob
-	Error   AttemptError
-	RetryAt *time.Time
+	Error     AttemptError
+	Wait      time.Duration
+	WaitKinds []string
+	Waits     []time.Duration
+}
+
+// WaitOf answers the wait before a retry of a job of kind.
+func (p *FailParams) WaitOf(kind string) time.Duration {
+	for i, k := range p.WaitKinds {
+		if k == kind && i < len(p.Waits) {
+			return p.Waits[i]
+		}
+	}
+	return p.Wait
 }
 
 // SnoozeParams reschedules a held job without spending an attempt.

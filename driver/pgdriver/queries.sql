@@ -168,7 +168,7 @@ WITH d AS (
 SELECT {{cols a:}}, (SELECT count(*) FROM released) FROM a;
 
 -- name: JobHeldForUpdate
-SELECT cancel_requested FROM skiplock_jobs
+SELECT kind, attempt, max_retries, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 FOR UPDATE;
 
@@ -183,8 +183,10 @@ FROM d
 RETURNING {{cols}};
 
 -- name: JobRetryLater
+-- The clock, not the transaction's start: a run_at of now taken inside the
+-- transaction (outcome.Fail) is due.
 UPDATE skiplock_jobs
-SET state = CASE WHEN @run_at::timestamptz <= now() THEN 'pending' ELSE 'scheduled' END, run_at = @run_at,
+SET state = CASE WHEN @run_at::timestamptz <= clock_timestamp() THEN 'pending' ELSE 'scheduled' END, run_at = @run_at,
     attempt = attempt - @refund, worker_id = NULL, lease_until = NULL, errors = errors || @error::jsonb, updated_at = now()
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 RETURNING {{cols}};
@@ -603,7 +605,8 @@ SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contract
 
 -- name: JobFailHeld
 -- A failed attempt of a held job in one statement (see driver.FailStore):
--- h locks the job and decides; kept pauses or retries it, d and a finish
+-- h locks the job and applies outcome.Decide (cancel, then pause, then a
+-- retry while retries are left); kept pauses or retries it, d and a finish
 -- it, each by primary key. The entry's retryable says what was decided.
 -- The last column tells whether a finished job has dependents to settle.
 WITH h AS (

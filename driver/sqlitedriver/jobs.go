@@ -179,15 +179,16 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 	return j, err
 }
 
-// LockHeld answers whether a held job was asked to cancel (the single
+// LockHeld answers what decides how a held job's attempt ends (the single
 // writer holds the lock); ErrLeaseLost when it is not held.
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
-	var cancelRequested bool
-	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), named("JobHeldCancel", held(h)...)...).Scan(&cancelRequested)
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
+	var s driver.HeldState
+	err := e.w.QueryRowContext(ctx, q("JobHeld"), named("JobHeld", held(h)...)...).Scan(&s.Kind, &s.Attempt,
+		&s.MaxRetries, &s.CancelRequested, &s.PauseRequested)
 	if err == sql.ErrNoRows {
-		return false, driver.ErrLeaseLost
+		return s, driver.ErrLeaseLost
 	}
-	return cancelRequested, err
+	return s, err
 }
 
 // ArchiveHeld finishes a held job as failed or cancelled; its dependents

@@ -107,8 +107,8 @@ DELETE FROM skiplock_jobs WHERE id IN (SELECT value FROM json_each(@ids));
 -- name: JobDelete
 DELETE FROM skiplock_jobs WHERE id = @id;
 
--- name: JobHeldCancel
-SELECT cancel_requested FROM skiplock_jobs
+-- name: JobHeld
+SELECT kind, attempt, max_retries, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running';
 
 -- name: JobArchiveHeld
