@@ -701,3 +701,12 @@ DELETE FROM skiplock_processes WHERE id = @id;
 -- name: ProcessList
 SELECT id, host, pid, version, queues, started_at, heartbeat_at
 FROM skiplock_processes WHERE heartbeat_at >= now() - make_interval(secs => @stale::float8) ORDER BY id;
+
+-- name: ReplicaLag
+-- A replica that has replayed all it received is level with what it was
+-- sent; otherwise its lag is the age of the last change it replayed.
+SELECT pg_is_in_recovery(),
+       CASE WHEN NOT pg_is_in_recovery()
+                 OR pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0
+            ELSE COALESCE(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0)
+       END::float8;
