@@ -283,11 +283,6 @@ type SpillLimits struct {
 	// LockWait is how long emptying a spill table waits for its lock
 	// (default 50 ms).
 	LockWait time.Duration
-	// Grace is how long, once the holder has ended and new jobs go to the
-	// hot table again, the spill tables wait before their jobs are taken
-	// back and they are dropped (default 10 s): a driver trusts the spill
-	// target it read for up to 3 s.
-	Grace time.Duration
 }
 
 // Spill tells what a HotTableSpill found and did.

@@ -103,7 +103,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier, sp: d.sp}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -111,7 +111,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier, sp: d.sp}, nil
+	return executor{q: t, n: d.notifier}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -122,7 +122,9 @@ func (d *Driver) Notifier() driver.Notifier { return d.notifier }
 type executor struct {
 	q querier
 	n *notifier
-	// sp tells where new plain jobs go (spill.go); nil: the hot table.
+	// sp tells where new plain jobs go (spill.go); nil: the hot table,
+	// where a caller's transaction (Begin, UnwrapTx) puts them, so that no
+	// spill table dropped under it can abort it.
 	sp *hotSpill
 }
 
