@@ -16,7 +16,7 @@ func TestJobFilterNamesAsPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg := sqlset.MustParse("pgdriver", string(src), sqlset.JobColumns, sqlset.Numbered("$"))
+	pg := sqlset.MustParse("pgdriver", string(src), sqlset.JobColumns, sqlset.Numbered("$"), sqlset.Table("skiplock_jobs"))
 	own := map[string][]string{ // each statement's parameters besides the filter's
 		"JobSelectLive":     {"after", "limit"},
 		"JobSelectArchived": {"after", "limit"},
