@@ -106,23 +106,17 @@ func runLatencyFrom(ctx context.Context, o Options, db *Database, sys *Skiplock,
 		return Result{}, fmt.Errorf("--mode %s runs the skiplock binary: Options.Exe is not set", o.Mode)
 	}
 	args := []string{"--rate", strconv.FormatFloat(o.Rate, 'g', -1, 64), "--duration", o.Duration.String()}
-	producer := "library"
 	if o.Mode == "latency-http" {
 		s, err := startServer(ctx, o.Exe, db.URL)
 		if err != nil {
 			return Result{}, err
 		}
 		defer func() { _ = s.stop() }()
-		args, producer = append(args, "--server", s.URL), "http"
+		args = append(args, "--server", s.URL)
 	} else {
 		args = append(args, "--database-url", db.URL)
 	}
-	res, err := h.LatencyFrom(ctx, sys, o.Mode, o.Rate, o.Duration, func(ctx context.Context) (int64, string, error) {
+	return h.LatencyFrom(ctx, sys, o.Mode, o.Rate, o.Duration, func(ctx context.Context) (int64, string, error) {
 		return runProducer(ctx, o.Exe, args)
 	})
-	if err != nil {
-		return Result{}, err
-	}
-	res.Extra = append([]string{"producer=" + producer}, res.Extra...)
-	return res, nil
 }
