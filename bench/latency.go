@@ -99,9 +99,6 @@ func (h *Harness) latency(ctx context.Context, sys System, mode string, perSec f
 // of a server process that works nothing, while this process's workers
 // take the jobs.
 func runLatencyFrom(ctx context.Context, o Options, db *Database, sys *Skiplock, h *Harness) (Result, error) {
-	if db.Kind != "postgres" {
-		return Result{}, fmt.Errorf("--mode %s: needs PostgreSQL (SQLite wakes the workers of its own process only)", o.Mode)
-	}
 	if o.Exe == "" {
 		return Result{}, fmt.Errorf("--mode %s runs the skiplock binary: Options.Exe is not set", o.Mode)
 	}

@@ -90,9 +90,14 @@ func TestLatencyFromOtherProducers(t *testing.T) {
 // wakes nobody, and the figure would be the poll interval's.
 func TestRemoteLatencyNeedsPostgres(t *testing.T) {
 	for _, mode := range []string{"latency-remote", "latency-http"} {
-		_, err := Run(t.Context(), Options{Mode: mode, Duration: time.Second, Rate: 10, Exe: "/nonexistent"})
-		if err == nil || !strings.Contains(err.Error(), "--mode "+mode) || !strings.Contains(err.Error(), "PostgreSQL") {
-			t.Errorf("%s on SQLite: %v, want an error naming the mode and PostgreSQL", mode, err)
+		for _, url := range []string{"", "sqlite:" + t.TempDir() + "/b.db"} {
+			err := Options{Mode: mode, DatabaseURL: url}.Validate()
+			if err == nil || !strings.Contains(err.Error(), "--mode "+mode) || !strings.Contains(err.Error(), "PostgreSQL") {
+				t.Errorf("%s on %q: %v, want an error naming the mode and PostgreSQL", mode, url, err)
+			}
+		}
+		if err := (Options{Mode: mode, DatabaseURL: pgtest.URL()}).Validate(); err != nil {
+			t.Errorf("%s on PostgreSQL: %v", mode, err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
 // Modes are the bench's modes.
@@ -177,6 +178,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--vacuum-every: must be at least 10ms, got %s", o.VacuumEvery)
 	case o.VacuumEvery > 0 && o.Mode != "steady" && o.Mode != "e2e":
 		return fmt.Errorf("--vacuum-every applies to --mode steady and e2e only")
+	case (o.Mode == "latency-remote" || o.Mode == "latency-http") && !isPostgres(o.DatabaseURL):
+		return fmt.Errorf("--mode %s: needs a PostgreSQL --database-url (on SQLite another process's insert wakes no worker)", o.Mode)
 	case o.Procs < 0 || o.Procs > 64:
 		return fmt.Errorf("--procs: must be between 1 and 64, got %d", o.Procs)
 	case o.Procs > 0 && o.Mode != "drain" && o.Mode != "e2e" && o.Mode != "http":
@@ -206,6 +209,11 @@ var tableOptionsRE = regexp.MustCompile(`^([a-z_]+\s*=\s*[0-9.a-z]+(\s*,\s*[a-z_
 // latency-http), a server process (http, latency-http).
 func (o Options) RunsProcesses() bool {
 	return o.Procs > 0 || o.Mode == "http" || o.Mode == "latency-remote" || o.Mode == "latency-http"
+}
+
+func isPostgres(url string) bool {
+	kind, err := dbopen.Kind(url)
+	return url != "" && err == nil && kind == "postgres"
 }
 
 func validMode(m string) bool {

@@ -9,7 +9,7 @@ import (
 )
 
 // resultLineRE is the machine-readable last line of skiplock bench.
-var resultLineRE = regexp.MustCompile(`^result mode=(\w+) jobs=(\d+) jobs_per_sec=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+( \w+=[\d.]+)*$`)
+var resultLineRE = regexp.MustCompile(`^result mode=([\w-]+) jobs=(\d+) jobs_per_sec=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+( \w+=[\d.]+)*$`)
 
 // lastLine answers the last line of s.
 func lastLine(s string) string {
@@ -65,6 +65,8 @@ func TestCLIBenchFlags(t *testing.T) {
 		"--mode steady --rate 0.5":         "--rate",
 		"--mode steady --sample-every 1ms": "--sample-every",
 		"--mode e2e --sample-every 1s":     "--sample-every",
+		"--mode latency-remote":            "PostgreSQL",
+		"--mode latency-http":              "PostgreSQL",
 	} {
 		r := runCLI(t, "sqlite:"+t.TempDir()+"/b.db", append([]string{"bench"}, strings.Fields(args)...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, flag) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
