@@ -47,8 +47,9 @@ inserted while a worker is free starts at its insert), latency-remote (the
 same, enqueued by a producer process through the library into PostgreSQL
 and taken by this process's workers: the wake-up and the claim included),
 latency-http (the same, enqueued by a producer process through
-POST /v1/jobs of a skiplock serve process that works nothing), insert (bulk insert rate), http (e2e through a skiplock serve
-process and --procs HTTP worker processes claiming --claim-max jobs a call,
+POST /v1/jobs of a skiplock serve process that works nothing), insert
+(bulk insert rate), http (e2e through a skiplock serve process and --procs
+HTTP worker processes claiming --claim-max jobs a call,
 each claim carrying the report of the jobs before it),
 steady (offer --rate jobs a second for --duration, open loop: due→start
 percentiles, claim p95, the hot table's dead tuples sampled every second),
