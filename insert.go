@@ -99,11 +99,15 @@ func (c *Client) insertOne(ctx context.Context, exec driver.Executor, p *driver.
 			return c.insertAndStart(ctx, prod, p)
 		}
 	}
+	// Committed at once: its wake-up, when due, is committed with it.
+	p.Wake = committed && c.wake.takeDue(p.Queue)
 	res, err := exec.JobInsertMany(ctx, []*driver.InsertParams{p})
 	if err != nil {
 		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
 	}
-	if err := c.wake.insertDone(exec, []string{p.Queue}, committed); err != nil {
+	if p.Wake {
+		c.wake.sentWith(p.Queue, res[0].Woken)
+	} else if err := c.wake.insertDone(exec, []string{p.Queue}, committed); err != nil {
 		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
 	}
 	return &InsertResult{Job: res[0].Job, Duplicate: res[0].Duplicate}, nil

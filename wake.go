@@ -106,6 +106,36 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 	return nil
 }
 
+// takeDue answers whether queue's wake-up is due now (its debounce since
+// the last one has passed and none is held back), and counts it sent: the
+// caller sends it with the job it inserts (InsertParams.Wake), or through
+// sentWith when the driver did not.
+func (w *waker) takeDue(queue string) bool {
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.trailing[queue] != nil || now.Sub(w.lastSent[queue]) < notifyDebounce {
+		return false
+	}
+	w.lastSent[queue] = now
+	w.forgetOld(now)
+	return true
+}
+
+// sentWith is told of a committed insert whose wake-up takeDue counted
+// sent: this process's workers wake at once, and the others through the
+// database, unless the insert carried the wake-up itself (woken).
+func (w *waker) sentWith(queue string, woken bool) {
+	w.local(queue)
+	if woken {
+		return
+	}
+	w.mu.Lock()
+	w.pending++
+	w.mu.Unlock()
+	go w.sendCounted([]string{queue})
+}
+
 // send notifies; a lost wake-up costs latency, not jobs: polling finds them.
 func (w *waker) send(exec driver.Executor, queues []string) error {
 	w.mu.Lock()

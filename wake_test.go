@@ -72,7 +72,10 @@ func TestProducerStopSendsItsWakeUps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := producer.Insert(ctx, sleepArgs{}, &skiplock.InsertOpts{Queue: "mail"}); err != nil {
+	// InsertMany sends its wake-up after the insert (a single Insert sends
+	// it with the job: TestInsertWakesAtItsCommit).
+	if _, err := producer.InsertMany(ctx, []skiplock.InsertManyParams{{Args: sleepArgs{},
+		Opts: &skiplock.InsertOpts{Queue: "mail"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := producer.Stop(ctx); err != nil {
@@ -93,6 +96,41 @@ func TestProducerStopSendsItsWakeUps(t *testing.T) {
 	}
 }
 
+// TestInsertWakesAtItsCommit: one job inserted through a client that does
+// not work its queue is committed with its queue's wake-up: a listener
+// hears it, and no wake-up of its own followed the insert.
+func TestInsertWakesAtItsCommit(t *testing.T) {
+	t.Parallel()
+	_, url := pgtest.Schema(t)
+	listener := listenInserts(t, url)
+	ctx := t.Context()
+	pg, err := pgdriver.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	drv := &slowNotify{Driver: pg}
+	producer, err := skiplock.NewClient(drv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := producer.Insert(ctx, sleepArgs{}, &skiplock.InsertOpts{Queue: "mail"}); err != nil {
+		t.Fatal(err)
+	}
+	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	note, err := listener.WaitForNotification(waitCtx)
+	if err != nil || note.Payload != "mail" {
+		t.Fatalf("wake-up heard: %v, %v; want queue mail", note, err)
+	}
+	if err := producer.Stop(ctx); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if n := drv.ended.Load(); n != 0 {
+		t.Fatalf("wake-ups sent after the insert: %d, want none (it went with the job)", n)
+	}
+}
+
 // TestStopWaitsForWakeUpsOnlyUntilItsContextEnds: a wake-up that cannot go
 // out (the database does not answer) holds Stop until its context ends, and
 // is then abandoned: Stop says so, and the send ends with it.
@@ -104,7 +142,7 @@ func TestStopWaitsForWakeUpsOnlyUntilItsContextEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := producer.Insert(t.Context(), sleepArgs{}, nil); err != nil {
+	if _, err := producer.InsertMany(t.Context(), []skiplock.InsertManyParams{{Args: sleepArgs{}}}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)

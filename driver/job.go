@@ -128,12 +128,19 @@ type InsertParams struct {
 	Paused bool
 	// Flow, when set, is the job's flow-control keys (flow.go).
 	Flow *FlowKeys
+	// Wake asks for the queue's wake-up to workers in other processes to
+	// go out with the job, committed with it (one commit, not two). A
+	// driver that sends it says so in InsertResult.Woken; otherwise the
+	// caller sends it (QueueNotify).
+	Wake bool
 }
 
 // InsertResult is an inserted job, or the existing one its key matched.
 type InsertResult struct {
 	Job       *Job
 	Duplicate bool
+	// Woken: the queue's wake-up went out with the job (InsertParams.Wake).
+	Woken bool
 }
 
 // StartParams name the worker that starts a job as it is inserted

@@ -62,6 +62,9 @@ func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertPara
 // insertPlain inserts plain jobs with stmt (jobInsert's, perhaps for a
 // spill table).
 func (e executor) insertPlain(ctx context.Context, stmt string, jobs []*driver.InsertParams, out []driver.InsertResult) error {
+	if len(jobs) == 1 && jobs[0].Wake {
+		return e.insertWaking(ctx, stmt, jobs[0], out)
+	}
 	if len(jobs) == 1 {
 		j, err := scanOne(e.q.QueryRow(ctx, stmt, jobInsert.Args(newInsertArgs(jobs[0], false))...))
 		out[0] = driver.InsertResult{Job: j}
@@ -83,6 +86,28 @@ func (e executor) insertPlain(ctx context.Context, stmt string, jobs []*driver.I
 		}
 		return br.Close()
 	})
+}
+
+// insertWaking inserts p and notifies its queue in one pipeline: outside a
+// transaction the two run in one implicit transaction, so the wake-up goes
+// out at the insert's commit, with no commit or round trip of its own.
+func (e executor) insertWaking(ctx context.Context, stmt string, p *driver.InsertParams, out []driver.InsertResult) error {
+	ch, _, err := e.n.channels(ctx)
+	if err != nil {
+		return err
+	}
+	var j *driver.Job
+	b := &pgx.Batch{}
+	b.Queue(stmt, jobInsert.Args(newInsertArgs(p, false))...).QueryRow(func(row pgx.Row) (err error) {
+		j, err = scanOne(row)
+		return err
+	})
+	b.Queue(notify.SQL, notify.Args(notifyArgs{ch, []string{p.Queue}})...)
+	if err := e.q.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	out[0] = driver.InsertResult{Job: j, Woken: true}
+	return nil
 }
 
 // runAtAndTags answers p's run_at (nil: the database's now) and tags (never

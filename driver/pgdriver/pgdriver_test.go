@@ -300,3 +300,43 @@ func TestInsertFastStreamsChunks(t *testing.T) {
 		t.Fatalf("listed %d of %d: %v", len(list), n, err)
 	}
 }
+
+// TestInsertCarriesItsWakeUp: a job inserted with Wake is committed with
+// its queue's notification, which a listener on another pool hears.
+func TestInsertCarriesItsWakeUp(t *testing.T) {
+	d, url := pgtest.Schema(t)
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	heard := make(chan string, 10)
+	go func() { _ = pgdriver.New(pool).Notifier().Listen(ctx, func(q string) { heard <- q }, func(int64) {}) }()
+	select {
+	case <-heard: // listening
+	case <-ctx.Done():
+		t.Fatal("the listener did not start")
+	}
+	res, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "media", Wake: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res[0].Woken {
+		t.Fatal("the insert did not say its wake-up went out with it")
+	}
+	if j, err := d.JobGet(ctx, res[0].Job.ID); err != nil || j.State != driver.StatePending {
+		t.Fatalf("job after the insert: %+v, %v; want pending", j, err)
+	}
+	for {
+		select {
+		case q := <-heard:
+			if q == "media" {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("no notification arrived")
+		}
+	}
+}
