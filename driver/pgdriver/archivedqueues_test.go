@@ -6,11 +6,12 @@ import (
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
-// Migration 032 records the queues of the jobs archived before it.
+// Migration 032 records the queues of the jobs archived before it (down
+// two steps: 033 and 032).
 func TestMigrationRecordsArchivedQueues(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
-	if _, err := d.Migrator().Down(ctx, 1); err != nil {
+	if _, err := d.Migrator().Down(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Pool().Exec(ctx, `INSERT INTO skiplock_jobs_archive (id, kind, queue, state, run_at, finished_at)

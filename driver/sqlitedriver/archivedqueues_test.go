@@ -7,11 +7,12 @@ import (
 	"github.com/skiplock/skiplock/internal/sqlitetest"
 )
 
-// Migration 032 records the queues of the jobs archived before it.
+// Migration 032 records the queues of the jobs archived before it (down
+// two steps: 033 and 032).
 func TestMigrationRecordsArchivedQueues(t *testing.T) {
 	d := sqlitetest.New(t)
 	ctx := t.Context()
-	if _, err := d.Migrator().Down(ctx, 1); err != nil {
+	if _, err := d.Migrator().Down(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.DB().ExecContext(ctx, `INSERT INTO skiplock_jobs_archive (id, kind, queue, state, payload, run_at,
