@@ -128,6 +128,7 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 		})
 		c.logOutcome(run, "snoozed", serr)
 		if serr == nil {
+			c.history.recordRun(run.row, driver.HistorySnoozed)
 			c.events.emitJob(EventJobSnoozed, j, "", nil)
 		}
 		c.wakeIfPending(j)
@@ -155,6 +156,7 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 	})
 	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
 	if ferr == nil {
+		c.history.recordRun(run.row, historyOutcome(j))
 		c.events.emitJob(outcomeEvent(j), j, "", err)
 	}
 	if !errors.Is(err, ErrCancelled) {
@@ -247,6 +249,7 @@ func (c *Client) completeWithNext(run *runningJob) {
 		return err
 	})
 	if err == nil {
+		c.history.recordRun(run.row, string(ended))
 		c.emitCompleted(run, ended)
 	}
 	c.afterCompleteWithNext(run, err)

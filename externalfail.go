@@ -53,6 +53,9 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 	} else {
 		j, err = c.failRead(ctx, id, p)
 	}
+	if err == nil {
+		c.history.recordReported(j)
+	}
 	if err == nil && j.State == StatePending {
 		c.wake.insertDone(c.driver, []string{j.Queue}, true)
 	}
