@@ -181,6 +181,7 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	c.mu.Lock()
 	if !c.started {
 		c.mu.Unlock()
+		c.flushHistory(ctx) // the attempts HTTP workers reported through it
 		if err := c.wake.flush(ctx); err != nil {
 			return fmt.Errorf("skiplock: stop: %w", err)
 		}
