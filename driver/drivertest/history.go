@@ -49,7 +49,8 @@ var _ = add("History", func(e *env) {
 		return got
 	}
 	all := read("", "")
-	want := []driver.HistoryOutcomeCount{{0, driver.HistoryCompleted, 5}, {0, driver.HistoryFailed, 1}, {1, driver.HistoryRetried, 4}}
+	want := []driver.HistoryOutcomeCount{{Bucket: 0, Outcome: driver.HistoryCompleted, N: 5},
+		{Bucket: 0, Outcome: driver.HistoryFailed, N: 1}, {Bucket: 1, Outcome: driver.HistoryRetried, N: 4}}
 	if len(all.Counts) != len(want) {
 		e.t.Fatalf("counts %+v, want %+v", all.Counts, want)
 	}
