@@ -267,10 +267,17 @@ type ListParams struct {
 	// Metadata: jobs whose metadata has each of these top-level keys with
 	// this value (compared as JSON: "5" and 5 differ).
 	Metadata map[string]any
+	// Payload: jobs whose payload has each of these keys with this value,
+	// compared as JSON like Metadata's; a key a.b is the key b of the
+	// object under the payload's key a.
+	Payload map[string]any
 	// WorkerID: jobs last run by this worker.
 	WorkerID string
 	// ErrorType: jobs with an attempt error of this type (any attempt).
 	ErrorType string
+	// ErrorMessage: jobs with an attempt error whose message holds this
+	// text, letters compared without case (any attempt).
+	ErrorMessage string
 	// IdempotencyKey: jobs inserted under this key (with Tenant, that
 	// tenant's); by index in both tables.
 	IdempotencyKey string
@@ -286,14 +293,6 @@ type ListParams struct {
 // FinishedOnly reports whether p lists finished jobs only (a finished_at bound).
 func (p *ListParams) FinishedOnly() bool {
 	return !p.FinishedAfter.IsZero() || !p.FinishedBefore.IsZero()
-}
-
-// MetadataJSON answers the Metadata filter as a JSON object, nil when none.
-func (p *ListParams) MetadataJSON() ([]byte, error) {
-	if len(p.Metadata) == 0 {
-		return nil, nil
-	}
-	return json.Marshal(p.Metadata)
 }
 
 // PromoteResult is what a promotion of due scheduled jobs did.

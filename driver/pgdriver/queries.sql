@@ -204,6 +204,29 @@ UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = @id LIMIT 1)
 LIMIT 1;
 
+-- fragment: JobFilter
+-- The filter of every listing (JobList) and bulk selection (JobSelectLive,
+-- JobSelectArchived), written once; sqlitedriver's has the same parameters.
+-- Each list is any of its values, empty for any job. @metadata and @payload
+-- are JSON objects the job's must contain (@>), so that a jsonb_path_ops GIN
+-- index serves them (`skiplock migrate filter-indexes`). @error_message is
+-- found in any attempt's message, letters compared without case.
+(cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
+   AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
+   AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
+   AND (@tenant::text IS NULL OR tenant = @tenant::text)
+   AND (cardinality(@ids::bigint[]) = 0 OR id = ANY(@ids::bigint[]))
+   AND (@workflow_id = '' OR workflow_id = @workflow_id)
+   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[])
+   AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
+   AND (@payload::jsonb IS NULL OR payload @> @payload::jsonb)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
+   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
+   AND (@error_message = '' OR EXISTS (SELECT 1 FROM jsonb_array_elements(errors) e
+                                       WHERE strpos(lower(e->>'message'), lower(@error_message::text)) > 0))
+   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
+   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+
 -- name: JobList
 -- @before_id, the cursor, is a job id: bigint. Compared with the literal 0 alone,
 -- PostgreSQL would type it int4 and refuse every cursor past 2³¹. The driver
@@ -215,37 +238,20 @@ LIMIT 1;
 -- window, not knowing ids grow with time; `id + 0` makes it read the window
 -- by its index (and finished_at's partitions) and sort what matched.
 -- @idempotency_key, a key, is found by the key indexes (idempotency_key, tenant).
+-- The filter itself is JobFilter.
 (SELECT {{cols}} FROM skiplock_jobs
- WHERE @live::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
-   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
-   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
-   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
-   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
-   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ WHERE @live::boolean AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND {{JobFilter}}
  ORDER BY id DESC LIMIT @limit)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE @archived::boolean AND NOT @by_time::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
-   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
-   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
-   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
-   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
-   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ WHERE @archived::boolean AND NOT @by_time::boolean AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND {{JobFilter}}
  ORDER BY id DESC LIMIT @limit)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE @archived::boolean AND @by_time::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
-   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
-   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
-   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
-   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
-   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ WHERE @archived::boolean AND @by_time::boolean AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND {{JobFilter}}
  ORDER BY id + 0 DESC LIMIT @limit)
 ORDER BY id DESC LIMIT @limit;
 
@@ -505,23 +511,15 @@ SET last_tick = greatest(skiplock_periodic.last_tick, EXCLUDED.last_tick), updat
 
 -- name: JobSelectLive
 -- Bulk actions page through their jobs by id; @after is the cursor (bigint,
--- as in JobList), @before a time or NULL.
+-- as in JobList).
 SELECT id FROM skiplock_jobs
-WHERE (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-  AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
-  AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
-  AND (@tenant::text IS NULL OR tenant = @tenant::text)
-  AND (@before::timestamptz IS NULL OR created_at < @before::timestamptz)
+WHERE {{JobFilter}}
   AND id > @after::bigint
 ORDER BY id LIMIT @limit;
 
 -- name: JobSelectArchived
 SELECT DISTINCT id FROM skiplock_jobs_archive
-WHERE (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-  AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
-  AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
-  AND (@tenant::text IS NULL OR tenant = @tenant::text)
-  AND (@before::timestamptz IS NULL OR finished_at < @before::timestamptz)
+WHERE {{JobFilter}}
   AND id > @after::bigint
 ORDER BY id LIMIT @limit;
 
