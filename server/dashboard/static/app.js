@@ -82,6 +82,7 @@ function liveList() {
     const active = document.activeElement;
     if (active && active.form && !(keep && keep.contains(active))) return;
     morphChildren(main, [...fresh.childNodes]);
+    if (window.selectionChanged) window.selectionChanged();
   };
   listen("/ui/events", {
     change: () => {
@@ -110,7 +111,46 @@ function liveJob(id) {
   });
 }
 
+// The jobs list's selection: row checkboxes belong to the form #sel, whose
+// buttons act on the jobs checked (GET /bulk?id=…&action=…, a confirmation
+// page). With every row of a full page checked, "select all matching" makes
+// the buttons act on the page's filter instead (the confirmation counts it).
+function selection() {
+  const form = document.getElementById("sel");
+  if (!form) return;
+  let matching = false;
+  const boxes = () => [...document.querySelectorAll('input[name="id"][form="sel"]')];
+  const update = () => {
+    const all = boxes(), n = all.filter((b) => b.checked).length;
+    const page = document.getElementById("sel-page");
+    if (page) page.checked = all.length > 0 && n === all.length;
+    if (n < all.length || !all.length) matching = false;
+    const full = n > 0 && n === all.length && !!document.getElementById("next") && !!form.dataset.filterUrl;
+    document.getElementById("sel-count").textContent = matching ? "" : n + " selected";
+    document.getElementById("sel-more").hidden = matching || !full;
+    document.getElementById("sel-all-matching").hidden = !matching;
+    for (const b of form.querySelectorAll("button")) b.disabled = n === 0 && !matching;
+  };
+  document.addEventListener("change", (e) => {
+    if (e.target.id === "sel-page") for (const b of boxes()) b.checked = e.target.checked;
+    if (e.target.id === "sel-page" || e.target.form === form) update();
+  });
+  document.addEventListener("click", (e) => {
+    if (e.target.id === "sel-matching") { e.preventDefault(); matching = true; update(); }
+    if (e.target.id === "sel-clear") { e.preventDefault(); for (const b of boxes()) b.checked = false; matching = false; update(); }
+  });
+  form.addEventListener("submit", (e) => {
+    if (!matching) return;
+    e.preventDefault();
+    const action = e.submitter ? e.submitter.value : "";
+    location.href = form.dataset.filterUrl + (form.dataset.filterUrl.includes("?") ? "&" : "?") + "action=" + encodeURIComponent(action);
+  });
+  window.selectionChanged = update;
+  update();
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  selection();
   const job = document.querySelector("[data-job]");
   if (job) liveJob(job.dataset.job);
   else if (document.querySelector("[data-live]")) liveList();
