@@ -38,6 +38,43 @@ func (b *browser) check(sel string) {
 	})
 }
 
+// selected waits until the selection bar counts n jobs, and says what the
+// boxes are when it does not.
+func (b *browser) selected(n int) {
+	b.t.Helper()
+	want := fmt.Sprintf("%d selected", n)
+	for range 60 {
+		if eval[string](b, `document.getElementById("sel-count").textContent`) == want {
+			return
+		}
+		b.do("wait a moment", chromedp.Sleep(500*time.Millisecond))
+	}
+	b.t.Fatalf("the selection bar says %q, want %q; boxes: %s", eval[string](b, `document.getElementById("sel-count").textContent`), want,
+		eval[string](b, `[...document.querySelectorAll('input[name="id"]')].map(e => e.value + ":" + e.checked).join(" ")`))
+}
+
+// act submits the selection bar with one of its actions and waits for
+// the confirmation page; the submit is sent again while the list is still
+// shown (a slow machine may drop a click as a live reload lands).
+func (b *browser) act(action string) {
+	b.t.Helper()
+	js := fmt.Sprintf(`(() => { if (location.pathname === "/bulk") return true;
+		const e = document.querySelector('#sel button[value=%q]'); if (e && !e.disabled) e.click(); return false })()`, action)
+	for range 40 {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+		if err == nil && ok {
+			cancel()
+			return
+		}
+		_, _ = chromedp.Run(ctx, chromedp.Sleep(time.Second))
+		cancel()
+	}
+	b.t.Fatalf("no confirmation of %s: at %s, the bar says %q, buttons disabled %s", action, eval[string](b, `location.href`),
+		eval[string](b, `document.getElementById("sel-count").textContent + " " + !document.getElementById("sel-all-matching").hidden`),
+		eval[string](b, `[...document.querySelectorAll("#sel button")].map(e => e.disabled).join(",")`))
+}
+
 // confirmBulk confirms the bulk action the page asks about, seeing that it
 // counts want jobs, and waits for the list to say it acted on them.
 func confirmBulk(b *browser, want int) {
@@ -67,9 +104,9 @@ func dashboardSelection(t *testing.T, b *browser, s *served, admin string) {
 	for _, j := range picked[:2] {
 		b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="id"]`, j.ID))
 	}
-	b.waitText("#sel-count", "2 selected")
+	b.selected(2)
 	b.screenshot("selection")
-	b.click(`#sel button[value="pause"]`)
+	b.act("pause")
 	confirmBulk(b, 2)
 	if state(picked[0].ID) != "paused" || state(picked[1].ID) != "paused" || state(picked[2].ID) != "pending" {
 		t.Fatalf("after pausing 2 selected of 3: %s %s %s", state(picked[0].ID), state(picked[1].ID), state(picked[2].ID))
@@ -85,10 +122,10 @@ func dashboardSelection(t *testing.T, b *browser, s *served, admin string) {
 	}
 	b.do("open the filter", b.open("/jobs?queue=many"), chromedp.WaitVisible(chromedp.ID("next")))
 	b.check("#sel-page")
-	b.waitText("#sel-count", "50 selected")
+	b.selected(50)
 	b.click("#sel-matching")
 	b.do("see all matching selected", chromedp.WaitVisible(chromedp.ID("sel-all-matching")))
-	b.click(`#sel button[value="cancel"]`)
+	b.act("cancel")
 	confirmBulk(b, 51)
 
 	// Delete a finished job from its page.
@@ -106,8 +143,8 @@ func dashboardSelection(t *testing.T, b *browser, s *served, admin string) {
 	b.do("open the list", b.open("/jobs?kind=listdel"), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, live.ID))))
 	b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="id"]`, done.ID))
 	b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="id"]`, live.ID))
-	b.waitText("#sel-count", "2 selected")
-	b.click(`#sel button[value="delete"]`)
+	b.selected(2)
+	b.act("delete")
 	confirmBulk(b, 1)
 	if st := s.api(admin, "GET", fmt.Sprintf("/v1/jobs/%d", done.ID), nil, nil); st != http.StatusNotFound || state(live.ID) != "pending" {
 		t.Fatalf("after deleting the selection: finished job answers %d, live job %s", st, state(live.ID))

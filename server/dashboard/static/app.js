@@ -146,6 +146,9 @@ function selection() {
     location.href = form.dataset.filterUrl + (form.dataset.filterUrl.includes("?") ? "&" : "?") + "action=" + encodeURIComponent(action);
   });
   window.selectionChanged = update;
+  // Recounted twice a second too: the count and the buttons must follow
+  // the boxes whatever a live reload of the list replaced meanwhile.
+  setInterval(update, 500);
   update();
 }
 
