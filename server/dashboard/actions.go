@@ -103,8 +103,8 @@ var bulkActs = map[skiplock.BulkAction]string{
 type bulkData struct {
 	Action string
 	// Acts says which states the action takes when the filter names none.
-	Acts    string
-	Filter  jobFilter
+	Acts   string
+	Filter jobFilter
 	// IDs are the jobs selected on the list; none when the action takes
 	// every job the filter picks.
 	IDs     []int64
