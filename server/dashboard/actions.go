@@ -113,7 +113,8 @@ type bulkData struct {
 	Back    string
 }
 
-// bulkParams reads the action, the jobs selected (id, repeated) and the
+// bulkParams reads the action, the jobs selected (job, repeated; not "id",
+// which as a form control's name would hide the form's own id in scripts) and the
 // jobs page's filter of a bulk call.
 func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, []int64, error) {
 	f, err := readFilter(q)
@@ -129,7 +130,7 @@ func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, []i
 		return skiplock.BulkParams{}, f, nil, &pageError{status: http.StatusBadRequest,
 			msg: fmt.Sprintf("action: want retry, cancel, pause, resume or delete, got %q", q.Get("action"))}
 	}
-	ids, err := selectedIDs(q["id"])
+	ids, err := selectedIDs(q["job"])
 	if err != nil {
 		return skiplock.BulkParams{}, f, nil, err
 	}
@@ -160,13 +161,13 @@ func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, []i
 // selectedIDs reads the ids of the jobs selected on the list.
 func selectedIDs(vals []string) ([]int64, error) {
 	if len(vals) > skiplock.MaxBulkIDs {
-		return nil, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("id: at most %d jobs selected, got %d", skiplock.MaxBulkIDs, len(vals))}
+		return nil, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("job: at most %d jobs selected, got %d", skiplock.MaxBulkIDs, len(vals))}
 	}
 	ids := make([]int64, 0, len(vals))
 	for _, v := range vals {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
-			return nil, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("id: want a job id, got %q", v)}
+			return nil, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("job: want a job id, got %q", v)}
 		}
 		ids = append(ids, id)
 	}

@@ -50,7 +50,7 @@ func (b *browser) selected(n int) {
 		b.do("wait a moment", chromedp.Sleep(500*time.Millisecond))
 	}
 	b.t.Fatalf("the selection bar says %q, want %q; boxes: %s", eval[string](b, `document.getElementById("sel-count").textContent`), want,
-		eval[string](b, `[...document.querySelectorAll('input[name="id"]')].map(e => e.value + ":" + e.checked).join(" ")`))
+		eval[string](b, `[...document.querySelectorAll('input[name="job"]')].map(e => e.value + ":" + e.checked).join(" ")`))
 }
 
 // act submits the selection bar with one of its actions and waits for
@@ -80,7 +80,10 @@ func (b *browser) act(action string) {
 func confirmBulk(b *browser, want int) {
 	b.t.Helper()
 	b.do("open the confirmation", chromedp.WaitVisible(chromedp.ID("matched")))
-	b.waitText("#matched", fmt.Sprint(want))
+	if got := eval[string](b, `document.getElementById("matched").textContent`); got != fmt.Sprint(want) {
+		b.t.Fatalf("the confirmation counts %s jobs, want %d (at %s: %s)", got, want, eval[string](b, `location.href`),
+			eval[string](b, `document.getElementById("bulk-scope").textContent`))
+	}
 	b.click("#confirm")
 	b.waitText("#flash", fmt.Sprintf("%d of %d", want, want))
 }
@@ -102,7 +105,7 @@ func dashboardSelection(t *testing.T, b *browser, s *served, admin string) {
 	}
 	b.do("open the queue's jobs", b.open("/jobs?queue=pick"), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, picked[2].ID))))
 	for _, j := range picked[:2] {
-		b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="id"]`, j.ID))
+		b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="job"]`, j.ID))
 	}
 	b.selected(2)
 	b.screenshot("selection")
@@ -141,8 +144,8 @@ func dashboardSelection(t *testing.T, b *browser, s *served, admin string) {
 	done := s.failWith(admin, "listdel", "boom", "no more")
 	live := s.enqueue(admin, map[string]any{"kind": "listdel", "queue": "q-listdel-boom"})
 	b.do("open the list", b.open("/jobs?kind=listdel"), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`tr[data-id="%d"]`, live.ID))))
-	b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="id"]`, done.ID))
-	b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="id"]`, live.ID))
+	b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="job"]`, done.ID))
+	b.check(fmt.Sprintf(`tr[data-id="%d"] input[name="job"]`, live.ID))
 	b.selected(2)
 	b.act("delete")
 	confirmBulk(b, 1)
