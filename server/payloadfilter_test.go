@@ -81,13 +81,14 @@ func TestJobsBulkByErrorPayloadAndIDs(t *testing.T) {
 			return a.body["matched"].(float64)
 		}
 		for body, want := range map[string]float64{
-			`{"action":"retry","filter":{"error_message":"timeout"},"dry_run":true}`:                           2,
-			`{"action":"retry","filter":{"error_type":"t0"},"dry_run":true}`:                                   2,
-			`{"action":"retry","filter":{"error_type":"t0","error_message":"disk"},"dry_run":true}`:            1,
-			`{"action":"retry","filter":{"payload":{"c.region":"eu","n":1}},"dry_run":true}`:                   1,
-			`{"action":"retry","filter":{"metadata":{"team":"red"}},"dry_run":true}`:                           3,
-			fmt.Sprintf(`{"action":"cancel","filter":{"ids":[%d,"%d"]},"dry_run":true}`, live[0], live[1]):     2,
-			fmt.Sprintf(`{"action":"cancel","filter":{"ids":[%d],"payload":{"n":2}},"dry_run":true}`, live[0]): 0,
+			`{"action":"retry","filter":{"error_message":"timeout"},"dry_run":true}`:                                                  2,
+			`{"action":"retry","filter":{"error_type":"t0"},"dry_run":true}`:                                                          2,
+			`{"action":"retry","filter":{"error_type":"t0","error_message":"disk"},"dry_run":true}`:                                   1,
+			`{"action":"retry","filter":{"payload":{"c.region":"eu","n":1}},"dry_run":true}`:                                          1,
+			`{"action":"retry","filter":{"metadata":{"team":"red"}},"dry_run":true}`:                                                  3,
+			fmt.Sprintf(`{"action":"cancel","filter":{"ids":[%d,"%d"]},"dry_run":true}`, live[0], live[1]):                            2,
+			fmt.Sprintf(`{"action":"cancel","filter":{"ids":[%d],"payload":{"n":2}},"dry_run":true}`, live[0]):                        0,
+			fmt.Sprintf(`{"action":"retry","filter":{"ids":[%d,%d],"error_message":"timeout"},"dry_run":true}`, failed[0], failed[2]): 1,
 		} {
 			if got := count(body); got != want {
 				t.Errorf("%s: matched %v, want %v", body, got, want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/internal/dbopen"
+	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
 // TestCLIJobsFilterPayloadAndErrors: jobs list and the bulk commands pick
@@ -114,5 +115,35 @@ func TestCLIJobsFilterPayloadAndErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCLIFilterIndexesPayload: migrate filter-indexes --payload adds the
+// archive's payload index with the others, and --drop removes it.
+func TestCLIFilterIndexesPayload(t *testing.T) {
+	t.Parallel()
+	_, url := pgtest.Schema(t)
+	if r := runCLI(t, url, "migrate", "up"); r.code != 0 {
+		t.Fatalf("migrate: %+v", r)
+	}
+	conn := pgtest.Conn(t, url)
+	valid := func() bool {
+		t.Helper()
+		var ok bool
+		if err := conn.QueryRow(context.Background(), `SELECT coalesce((SELECT indisvalid FROM pg_index
+			WHERE indexrelid = to_regclass('skiplock_jobs_archive_payload')), false)`).Scan(&ok); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if r := runCLI(t, url, "migrate", "filter-indexes"); r.code != 0 || valid() {
+		t.Fatalf("filter-indexes without --payload: %+v, payload index %v", r, valid())
+	}
+	if r := runCLI(t, url, "migrate", "filter-indexes", "--payload"); r.code != 0 ||
+		!strings.HasPrefix(r.stdout, "filter-indexes: valid") || !valid() {
+		t.Fatalf("filter-indexes --payload: %+v, payload index %v", r, valid())
+	}
+	if r := runCLI(t, url, "migrate", "filter-indexes", "--drop"); r.code != 0 || valid() {
+		t.Fatalf("filter-indexes --drop: %+v, payload index %v", r, valid())
 	}
 }

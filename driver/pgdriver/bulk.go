@@ -23,7 +23,11 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.q.Query(ctx, stmt.SQL, stmt.Args(selectArgs{filterArgs: f, After: p.AfterID, Limit: p.Limit})...)
+	// Unprepared, as JobList: each page is planned with its filter's values,
+	// so that a selection by ids, payload or metadata reads their indexes
+	// instead of a generic plan's walk of every job by id.
+	rows, err := e.q.Query(ctx, stmt.SQL, append([]any{pgx.QueryExecModeDescribeExec},
+		stmt.Args(selectArgs{filterArgs: f, After: p.AfterID, Limit: p.Limit})...)...)
 	if err != nil {
 		return nil, err
 	}

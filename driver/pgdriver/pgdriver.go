@@ -31,6 +31,8 @@ type Driver struct {
 	upkeep
 	pool     *pgxpool.Pool
 	notifier *notifier
+	// replica reads the replica-safe statements (replica.go); nil: none.
+	replica *Driver
 }
 
 // New returns a driver on pool. The schema is the pool's search_path (set
@@ -47,8 +49,27 @@ func New(pool *pgxpool.Pool) *Driver {
 	return d
 }
 
-// Connect opens a pool for url and returns a driver on it; Close closes it.
-func Connect(ctx context.Context, url string) (*Driver, error) {
+// Connect opens a pool for url (and one for the replica of
+// ReadDatabaseURL) and returns a driver on it; Close closes them.
+func Connect(ctx context.Context, url string, opts ...Option) (*Driver, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	pool, err := openPool(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	replica, err := connectReplica(ctx, o)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return New(pool).ReadFrom(replica), nil
+}
+
+// openPool opens a pool for url and checks that the database answers.
+func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
@@ -61,14 +82,19 @@ func Connect(ctx context.Context, url string) (*Driver, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	return New(pool), nil
+	return pool, nil
 }
 
 // Pool is the pool the driver runs on.
 func (d *Driver) Pool() *pgxpool.Pool { return d.pool }
 
-// Close closes the pool.
-func (d *Driver) Close() { d.pool.Close() }
+// Close closes the pool, and the replica's.
+func (d *Driver) Close() {
+	d.pool.Close()
+	if d.replica != nil {
+		d.replica.pool.Close()
+	}
+}
 
 func (d *Driver) Name() string { return "postgres" }
 
@@ -77,7 +103,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier, sp: d.sp}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -85,7 +111,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier, sp: d.sp}, nil
+	return executor{q: t, n: d.notifier}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -96,7 +122,9 @@ func (d *Driver) Notifier() driver.Notifier { return d.notifier }
 type executor struct {
 	q querier
 	n *notifier
-	// sp tells where new plain jobs go (spill.go); nil: the hot table.
+	// sp tells where new plain jobs go (spill.go); nil: the hot table,
+	// where a caller's transaction (Begin, UnwrapTx) puts them, so that no
+	// spill table dropped under it can abort it.
 	sp *hotSpill
 }
 
