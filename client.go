@@ -44,6 +44,8 @@ type Client struct {
 	// workMW is Config.WorkMiddleware folded into one call; nil when none.
 	workMW func(ctx context.Context, job *JobRow, call func(context.Context) error) error
 	events eventHub
+	// history adds up the attempts that end here (history.go).
+	history historyRecorder
 
 	mu        sync.Mutex
 	started   bool
@@ -79,6 +81,7 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 	c.settlePolicies()
 	c.workMW = workChain(cfg.WorkMiddleware)
 	c.running = newRunningSet(c)
+	c.history.init(c.driver)
 	c.wake = newWaker(drv, c.wakeLocal)
 	c.listener.c = c
 	c.completer = completer.New(c.driver, completer.Config{BatchSize: cfg.CompleterBatchSize,
@@ -146,6 +149,7 @@ func (c *Client) Start(ctx context.Context) error {
 		c.servicesWG.Go(func() { c.running.pollStops(allCtx) })
 	}
 	c.servicesWG.Go(func() { c.elector().Run(allCtx) })
+	c.servicesWG.Go(func() { c.historyLoop(allCtx) })
 	if len(c.config.Fairness) > 0 {
 		c.servicesWG.Go(func() { c.ensureFairIndex(allCtx) })
 	}
@@ -173,6 +177,7 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	c.mu.Lock()
 	if !c.started {
 		c.mu.Unlock()
+		c.flushHistory(ctx) // the attempts HTTP workers reported through it
 		if err := c.wake.flush(ctx); err != nil {
 			return fmt.Errorf("skiplock: stop: %w", err)
 		}
@@ -198,6 +203,7 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	defer cancel()
 	c.stopAll()
 	c.servicesWG.Wait()
+	c.flushHistory(flushCtx)  // after the completions and the flush loop
 	c.forgetProcess(flushCtx) // after the elector, whose tick beats it
 	c.releaseListener()
 	// Last: completions and the services insert jobs too (next stages,
@@ -300,6 +306,9 @@ func (c *Client) elector() *maintenance.Elector {
 			if driver.Supports[driver.ScheduleStore](c.driver) {
 				leading.Go(func() { c.scheduleEnqueuer().Run(ctx) })
 			}
+			if st, err := driver.As[driver.HistoryStore](c.driver); err == nil {
+				leading.Go(func() { (&maintenance.HistorySampler{Store: st, Logger: c.log}).Run(ctx) })
+			}
 			if !c.config.Retention.Disabled && driver.Supports[driver.RetentionStore](c.driver) {
 				leading.Go(func() { c.janitor().Run(ctx) })
 			}
@@ -322,37 +331,12 @@ func (c *Client) flushed(batch []driver.CompleteParams, completed []int64) {
 			} else {
 				c.log.Warn("completion refused: lease lost", "job_id", p.ID, "attempt", p.Attempt)
 			}
-		} else if c.events.on() {
-			if r := c.running.get(p.ID, p.Attempt); r != nil {
-				c.emitCompleted(r, "")
-			}
+		} else if r := c.running.get(p.ID, p.Attempt); r != nil {
+			c.history.recordRun(r.row, completedOutcome(r))
+			c.emitCompleted(r, "")
 		}
 		c.running.remove(p.ID, p.Attempt)
 	}
-}
-
-// emitCompleted sends the event of a job whose completion committed: it
-// ended as ended says, else cancelled when it was asked to while it ran
-// (such a job ends cancelled whatever its worker answers).
-func (c *Client) emitCompleted(r *runningJob, ended JobState) {
-	if !c.events.on() {
-		return
-	}
-	if ended == "" {
-		ended = StateCompleted
-		if r.ctx != nil && errors.Is(context.Cause(r.ctx), ErrCancelled) {
-			ended = StateCancelled
-		}
-	}
-	kind := EventJobCompleted
-	if ended == StateCancelled {
-		kind = EventJobCancelled
-	}
-	row := *r.row
-	if ended == StateCompleted {
-		row.Result = r.result
-	}
-	c.events.emitJob(kind, &row, ended, nil)
 }
 
 func (c *Client) wakeLocal(queue string) {

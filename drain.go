@@ -126,6 +126,7 @@ func (c *Client) workNow(ctx context.Context, row *JobRow, w *registeredWorker, 
 		run, err = c.attempt(row, w, pol)
 	}
 	c.finish(run, err, true)
+	c.flushHistoryUnstarted(ctx)
 	j, gerr := c.driver.JobGet(ctx, row.ID)
 	if gerr != nil {
 		return nil, fmt.Errorf("read job %d back: %w", row.ID, gerr)

@@ -1,6 +1,8 @@
 package skiplock
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -137,4 +139,28 @@ func outcomeEvent(j *JobRow) EventKind {
 	default:
 		return EventJobRetried
 	}
+}
+
+// emitCompleted sends the event of a job whose completion committed: it
+// ended as ended says, else cancelled when it was asked to while it ran
+// (such a job ends cancelled whatever its worker answers).
+func (c *Client) emitCompleted(r *runningJob, ended JobState) {
+	if !c.events.on() {
+		return
+	}
+	if ended == "" {
+		ended = StateCompleted
+		if r.ctx != nil && errors.Is(context.Cause(r.ctx), ErrCancelled) {
+			ended = StateCancelled
+		}
+	}
+	kind := EventJobCompleted
+	if ended == StateCancelled {
+		kind = EventJobCancelled
+	}
+	row := *r.row
+	if ended == StateCompleted {
+		row.Result = r.result
+	}
+	c.events.emitJob(kind, &row, ended, nil)
 }

@@ -158,11 +158,13 @@ func (c *Client) recorded(run *runningJob, j *JobRow, rerr, err error) {
 	case err == nil:
 		c.logOutcome(run, "snoozed", rerr)
 		if rerr == nil {
+			c.history.recordRun(run.row, driver.HistorySnoozed)
 			c.events.emitJob(EventJobSnoozed, j, "", nil)
 		}
 	default:
 		c.logOutcome(run, "failed", rerr, "error", err.Error())
 		if rerr == nil {
+			c.history.recordRun(run.row, historyOutcome(j))
 			c.events.emitJob(outcomeEvent(j), j, "", err)
 		}
 		if !errors.Is(err, ErrCancelled) {
@@ -262,6 +264,7 @@ func (c *Client) completeWithNext(run *runningJob) {
 		return err
 	})
 	if err == nil {
+		c.history.recordRun(run.row, string(ended))
 		c.emitCompleted(run, ended)
 	}
 	c.afterCompleteWithNext(run, err)

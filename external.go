@@ -316,6 +316,7 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 		if err != nil {
 			return nil, nil, c.refused(ctx, id, err)
 		}
+		c.history.recordReported(row)
 		return row, nil, nil
 	}
 	if err := c.LoadContracts(ctx); err != nil {
@@ -341,6 +342,7 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 	if err != nil {
 		return nil, nil, c.refused(ctx, id, err)
 	}
+	c.history.recordReported(row)
 	return row, out, nil
 }
 

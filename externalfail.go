@@ -62,6 +62,7 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 	if err != nil {
 		return nil, c.refused(ctx, id, err)
 	}
+	c.history.recordReported(j)
 	if j.State == StatePending {
 		c.wake.insertDone(c.driver, []string{j.Queue}, true)
 	}

@@ -71,5 +71,8 @@ func (c *Client) janitor() *maintenance.Janitor {
 	if c.config.Vault != nil {
 		j.Vault = c.config.Vault
 	}
+	if st, err := driver.As[driver.HistoryStore](c.driver); err == nil && r.History != KeepForever {
+		j.History, j.KeepHistory = st, r.History
+	}
 	return j
 }

@@ -19,6 +19,9 @@ const (
 	DefaultJanitorFloor    = maintenance.DefaultJanitorFloor
 	// KeepForever, as a retention, never deletes the jobs it applies to.
 	KeepForever time.Duration = -1
+	// DefaultKeepHistory is how long the per-minute history of attempts
+	// and queue depth (the dashboard's charts) is kept.
+	DefaultKeepHistory = 30 * 24 * time.Hour
 )
 
 // Retention says how long finished jobs stay in the archive. The leader
@@ -33,6 +36,9 @@ type Retention struct {
 	// Rules override the state's retention for a queue and/or kind; the
 	// most specific rule wins (queue and kind, then kind, then queue).
 	Rules []RetentionRule
+	// History keeps the per-minute history of attempts and queue depth
+	// (default 30 days, at least 1h); KeepForever keeps it.
+	History time.Duration
 	// Interval is the time between two scheduled runs (default 1h).
 	Interval time.Duration
 	// MaxShare is the largest share of the archive a run deletes unless
@@ -57,6 +63,7 @@ func (r Retention) withDefaults() Retention {
 	r.Completed = orKeep(r.Completed, DefaultKeepCompleted)
 	r.Failed = orKeep(r.Failed, DefaultKeepFailed)
 	r.Cancelled = orKeep(r.Cancelled, DefaultKeepCancelled)
+	r.History = orKeep(r.History, DefaultKeepHistory)
 	r.Interval = orDuration(r.Interval, DefaultJanitorInterval)
 	if r.MaxShare == 0 {
 		r.MaxShare = DefaultJanitorMaxShare
@@ -98,6 +105,9 @@ func (r Retention) validate() error {
 		if err := r.aboveFloor(field+".Keep", rule.Keep); err != nil {
 			return err
 		}
+	}
+	if r.History != KeepForever && r.History < time.Hour {
+		return fmt.Errorf("config: Retention.History: must be at least 1h or KeepForever, got %s", r.History)
 	}
 	if r.MaxShare <= 0 || r.MaxShare > 1 {
 		return fmt.Errorf("config: Retention.MaxShare: must be in (0, 1], got %g", r.MaxShare)

@@ -343,6 +343,7 @@ type Full interface {
 	ScheduleStore
 	PeriodicStore
 	ProcessStore
+	HistoryStore
 }
 
 // FullDriver is a Driver with every optional store, as pgdriver and

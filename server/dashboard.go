@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/server/dashboard"
 )
 
@@ -71,5 +72,22 @@ func (s *Server) activity(w http.ResponseWriter, r *http.Request, p *principal) 
 		return err
 	}
 	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// history answers GET /v1/stats/history: the attempts that ended per
+// bucket by outcome, the failure rate, the queue depth and the wait and run
+// time quantiles over 1h, 24h or 7d, from the history table.
+func (s *Server) history(w http.ResponseWriter, r *http.Request, p *principal) error {
+	if err := unscoped(p); err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	h, err := s.client.History(r.Context(), skiplock.HistoryParams{Range: q.Get("range"), Queue: q.Get("queue"),
+		Kind: q.Get("kind")})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, h)
 	return nil
 }

@@ -52,6 +52,7 @@ func (s *Server) buildHandler() http.Handler {
 	handle("POST /v1/queues/{queue}/resume", permAdmin, s.queueAction(false))
 	handle("GET /v1/kinds", permRead, s.listKinds)
 	handle("GET /v1/stats", permRead, s.stats)
+	handle("GET /v1/stats/history", permRead, s.history)
 	handle("GET /v1/events", permRead, s.streamEvents)
 	handle("GET /v1/schedules", permRead, s.listSchedules)
 	handle("PUT /v1/schedules/{key}", permEnqueue, s.putSchedule)

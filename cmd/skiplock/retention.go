@@ -21,6 +21,7 @@ type retentionConfig struct {
 	Completed string                `yaml:"completed"`
 	Failed    string                `yaml:"failed"`
 	Cancelled string                `yaml:"cancelled"`
+	History   string                `yaml:"history"`
 	Interval  string                `yaml:"interval"`
 	MaxShare  float64               `yaml:"max_share"`
 	Floor     string                `yaml:"floor"`
@@ -74,13 +75,16 @@ func (r retentionConfig) retention() (skiplock.Retention, error) {
 		src  string
 		dst  *time.Duration
 	}{{"completed", r.Completed, &out.Completed}, {"failed", r.Failed, &out.Failed},
-		{"cancelled", r.Cancelled, &out.Cancelled}}
+		{"cancelled", r.Cancelled, &out.Cancelled}, {"history", r.History, &out.History}}
 	for _, k := range keeps {
 		if k.src == "" {
 			continue
 		}
 		d, err := skiplock.ParseKeep(k.src)
 		if err != nil {
+			if k.name == "history" {
+				return out, usagef("retention.history: %v", err)
+			}
 			return out, usagef("retention.%s (--keep-%s): %v", k.name, k.name, err)
 		}
 		*k.dst = d

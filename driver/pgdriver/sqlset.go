@@ -30,10 +30,16 @@ var flowSQL string
 //go:embed bulk.sql
 var bulkSQL string
 
+// historySQL holds the statements of the history of attempts and depth
+// (history.go); it starts with a "-- name:" line too.
+//
+//go:embed history.sql
+var historySQL string
+
 // queries are the driver's statements, expanded once at start-up, their
 // @name parameters numbered $1, $2, … so that they prepare and plan as
 // written.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL, sqlset.JobColumns, sqlset.Numbered("$"), sqlset.Table("skiplock_jobs"))
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+historySQL, sqlset.JobColumns, sqlset.Numbered("$"), sqlset.Table("skiplock_jobs"))
 
 // q answers a statement without parameters (every parameter is named).
 func q(name string) string { return queries.Positional(name) }

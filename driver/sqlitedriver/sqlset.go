@@ -32,8 +32,14 @@ var flowSQL string
 //go:embed bulk.sql
 var bulkSQL string
 
+// historySQL holds the statements of the history of attempts and depth
+// (history.go); it starts with a "-- name:" line too.
+//
+//go:embed history.sql
+var historySQL string
+
 // queries are the driver's statements, expanded once at start-up.
-var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL, sqlset.JobColumns)
+var queries = sqlset.MustParse("sqlitedriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+historySQL, sqlset.JobColumns)
 
 func q(name string) string { return queries.Get(name) }
 

@@ -150,6 +150,22 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 	return r0, e.write(err)
 }
 
+func (e executor) HistoryAdd(ctx context.Context, counts []driver.HistoryCount) error {
+	return call0(e, e.write, func(st driver.HistoryStore) error { return st.HistoryAdd(ctx, counts) })
+}
+
+func (e executor) HistoryPrune(ctx context.Context, before time.Time) (int64, error) {
+	return call1(e, e.write, func(st driver.HistoryStore) (int64, error) { return st.HistoryPrune(ctx, before) })
+}
+
+func (e executor) HistoryRead(ctx context.Context, p driver.HistoryParams) (*driver.History, error) {
+	return call1(e, e.read, func(st driver.HistoryStore) (*driver.History, error) { return st.HistoryRead(ctx, p) })
+}
+
+func (e executor) HistorySampleDepth(ctx context.Context, minute time.Time) error {
+	return call0(e, e.write, func(st driver.HistoryStore) error { return st.HistorySampleDepth(ctx, minute) })
+}
+
 func (e executor) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
 	return call1(e, e.write, func(st driver.HotTableStore) (driver.Rebuild, error) { return st.HotTableRebuild(ctx, limits) })
 }

@@ -42,6 +42,10 @@ type Janitor struct {
 	Store  driver.RetentionStore
 	Policy Policy
 	Vault  Vault
+	// History, when set, loses its rows older than KeepHistory on each
+	// run that is not a dry run.
+	History     driver.HistoryStore
+	KeepHistory time.Duration
 	// Runner names the process in the run's record.
 	Runner       string
 	Interval     time.Duration
@@ -148,6 +152,9 @@ func (j *Janitor) log(rep *driver.JanitorReport) {
 }
 
 func (j *Janitor) run(ctx context.Context, now time.Time, opts RunOptions) (*driver.JanitorReport, error) {
+	if !opts.DryRun {
+		j.pruneHistory(ctx, now)
+	}
 	p, err := j.makePlan(ctx, now)
 	if err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
@@ -168,6 +175,21 @@ func (j *Janitor) run(ctx context.Context, now time.Time, opts RunOptions) (*dri
 		rep.Run.Bytes = rep.Run.Bytes * d.done / planned
 	}
 	return rep, err
+}
+
+// pruneHistory deletes the history past its retention. The archive's
+// safety check does not apply: the history holds counts, never jobs. A
+// failure is logged and the run goes on.
+func (j *Janitor) pruneHistory(ctx context.Context, now time.Time) {
+	if j.History == nil || j.KeepHistory <= 0 {
+		return
+	}
+	n, err := j.History.HistoryPrune(ctx, now.Add(-j.KeepHistory))
+	if err != nil {
+		j.Logger.Warn("janitor: prune the history", "error", err)
+		return
+	}
+	j.Logger.Debug("janitor: pruned the history", "rows", n)
 }
 
 // Run runs the janitor every Interval until ctx ends.

@@ -20,6 +20,9 @@ func (d *Dashboard) jobAction(w http.ResponseWriter, r *http.Request, v *view) e
 		"retry": d.client.JobRetry, "cancel": d.client.JobCancel,
 		"pause": d.client.JobPause, "resume": d.client.JobResume,
 	}
+	if r.PathValue("action") == "delete" {
+		return d.deleteJob(w, r, v, id)
+	}
 	act, ok := acts[r.PathValue("action")]
 	if !ok {
 		return &pageError{status: http.StatusNotFound, msg: fmt.Sprintf("no job action %q", r.PathValue("action"))}
@@ -31,6 +34,29 @@ func (d *Dashboard) jobAction(w http.ResponseWriter, r *http.Request, v *view) e
 		return err
 	}
 	http.Redirect(w, r, fmt.Sprintf("/jobs/%d", id), http.StatusSeeOther)
+	return nil
+}
+
+// deleteJob deletes one finished job (a bulk delete of its id, so that a
+// live job is never deleted), then lists the jobs saying so.
+func (d *Dashboard) deleteJob(w http.ResponseWriter, r *http.Request, v *view, id int64) error {
+	j, err := d.visibleJob(r.Context(), v.P, id)
+	if err != nil {
+		return err
+	}
+	if !j.State.Finished() {
+		return &pageError{status: http.StatusConflict, msg: fmt.Sprintf("job %d is %s: only a finished job is deleted; cancel it first", id, j.State)}
+	}
+	res, err := d.client.JobsBulk(r.Context(), skiplock.BulkParams{Action: skiplock.BulkDelete,
+		Filter: skiplock.BulkFilter{IDs: []int64{id}, Tenant: v.P.tenantFilter(nil)}})
+	if err != nil {
+		return err
+	}
+	if res.Done != 1 {
+		return &pageError{status: http.StatusConflict, msg: fmt.Sprintf("job %d was not deleted: it is no longer finished", id)}
+	}
+	d.log.Info("dashboard delete", "job_id", id, "by", v.P.Name)
+	http.Redirect(w, r, withQuery("/jobs", nil, "done", fmt.Sprintf("deleted job #%d", id)), http.StatusSeeOther)
 	return nil
 }
 
@@ -71,37 +97,50 @@ var bulkActs = map[skiplock.BulkAction]string{
 	skiplock.BulkCancel: "every live state",
 	skiplock.BulkPause:  "pending, scheduled, waiting and running (a running job is asked to pause and stops when its worker returns)",
 	skiplock.BulkResume: "paused",
+	skiplock.BulkDelete: "completed, failed and cancelled (a live job is never deleted)",
 }
 
 type bulkData struct {
 	Action string
 	// Acts says which states the action takes when the filter names none.
-	Acts    string
-	Filter  jobFilter
+	Acts   string
+	Filter jobFilter
+	// IDs are the jobs selected on the list; none when the action takes
+	// every job the filter picks.
+	IDs     []int64
 	Query   url.Values
 	Matched int
 	Back    string
 }
 
-// bulkParams reads the action and the jobs page's filter of a bulk call.
-func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, error) {
+// bulkParams reads the action, the jobs selected (job, repeated; not "id",
+// which as a form control's name would hide the form's own id in scripts) and the
+// jobs page's filter of a bulk call.
+func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, []int64, error) {
 	f, err := readFilter(q)
 	if err != nil {
-		return skiplock.BulkParams{}, f, err
+		return skiplock.BulkParams{}, f, nil, err
 	}
 	if f.Narrow() {
-		return skiplock.BulkParams{}, f, &pageError{status: http.StatusBadRequest,
-			msg: "bulk actions filter by state, kind, queue and tenant; clear the other filters first"}
+		return skiplock.BulkParams{}, f, nil, &pageError{status: http.StatusBadRequest,
+			msg: "bulk actions filter by state, kind, queue, tenant, error and payload or metadata; clear the other filters first, or select the jobs"}
 	}
 	action := skiplock.BulkAction(q.Get("action"))
 	if _, ok := bulkActs[action]; !ok {
-		return skiplock.BulkParams{}, f, &pageError{status: http.StatusBadRequest,
-			msg: fmt.Sprintf("action: want retry, cancel, pause or resume, got %q", q.Get("action"))}
+		return skiplock.BulkParams{}, f, nil, &pageError{status: http.StatusBadRequest,
+			msg: fmt.Sprintf("action: want retry, cancel, pause, resume or delete, got %q", q.Get("action"))}
 	}
-	if f.Empty() && action == skiplock.BulkRetry {
+	ids, err := selectedIDs(q["job"])
+	if err != nil {
+		return skiplock.BulkParams{}, f, nil, err
+	}
+	if f.Empty() && len(ids) == 0 && action == skiplock.BulkRetry {
 		f.States = []string{string(skiplock.StateFailed)} // "retry failed…" on an unfiltered list
 	}
 	bp := skiplock.BulkParams{Action: action}
+	bp.Filter.IDs = ids
+	bp.Filter.ErrorType, bp.Filter.ErrorMessage = f.ErrorType, f.ErrorMessage
+	bp.Filter.Payload, bp.Filter.Metadata = f.payload, f.metadata
 	for _, st := range f.States {
 		bp.Filter.States = append(bp.Filter.States, skiplock.JobState(st))
 	}
@@ -116,7 +155,23 @@ func bulkParams(q url.Values, p *Principal) (skiplock.BulkParams, jobFilter, err
 		tenant = &f.Tenant
 	}
 	bp.Filter.Tenant = p.tenantFilter(tenant)
-	return bp, f, nil
+	return bp, f, ids, nil
+}
+
+// selectedIDs reads the ids of the jobs selected on the list.
+func selectedIDs(vals []string) ([]int64, error) {
+	if len(vals) > skiplock.MaxBulkIDs {
+		return nil, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("job: at most %d jobs selected, got %d", skiplock.MaxBulkIDs, len(vals))}
+	}
+	ids := make([]int64, 0, len(vals))
+	for _, v := range vals {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			return nil, &pageError{status: http.StatusBadRequest, msg: fmt.Sprintf("job: want a job id, got %q", v)}
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // filterQuery is the jobs page's query of f, for links back to it.
@@ -125,7 +180,8 @@ func filterQuery(f jobFilter) url.Values {
 	for _, st := range f.States {
 		q.Add("state", st)
 	}
-	for k, val := range map[string]string{"kind": f.Kind, "queue": f.Queue, "tenant": f.Tenant} {
+	for k, val := range map[string]string{"kind": f.Kind, "queue": f.Queue, "tenant": f.Tenant,
+		"error_type": f.ErrorType, "error_message": f.ErrorMessage, "data": f.Data} {
 		if val != "" {
 			q.Set(k, val)
 		}
@@ -138,7 +194,7 @@ func (d *Dashboard) bulkConfirm(w http.ResponseWriter, r *http.Request, v *view)
 	if !v.P.CanAct() {
 		return &pageError{status: http.StatusForbidden, msg: fmt.Sprintf("role %q may look but not act; an admin token may", v.P.Role)}
 	}
-	bp, f, err := bulkParams(r.URL.Query(), v.P)
+	bp, f, ids, err := bulkParams(r.URL.Query(), v.P)
 	if err != nil {
 		return err
 	}
@@ -148,8 +204,8 @@ func (d *Dashboard) bulkConfirm(w http.ResponseWriter, r *http.Request, v *view)
 		return err
 	}
 	v.Page, v.Title = "jobs", "Confirm bulk "+string(bp.Action)
-	v.Data = &bulkData{Action: string(bp.Action), Acts: bulkActs[bp.Action], Filter: f, Query: filterQuery(f), Matched: res.Matched,
-		Back: withQuery("/jobs", filterQuery(f))}
+	v.Data = &bulkData{Action: string(bp.Action), Acts: bulkActs[bp.Action], Filter: f, IDs: ids, Query: filterQuery(f),
+		Matched: res.Matched, Back: withQuery("/jobs", filterQuery(f))}
 	d.render(w, "bulk", v)
 	return nil
 }
@@ -159,7 +215,7 @@ func (d *Dashboard) bulk(w http.ResponseWriter, r *http.Request, v *view) error 
 	if err := r.ParseForm(); err != nil {
 		return &pageError{status: http.StatusBadRequest, msg: "unreadable form"}
 	}
-	bp, f, err := bulkParams(r.PostForm, v.P)
+	bp, f, _, err := bulkParams(r.PostForm, v.P)
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,8 @@ func TestDashboardInBrowser(t *testing.T) {
 			viewer := s.token("--role", "viewer")
 			acme := s.token("--role", "admin", "--tenant", "acme")
 			dashboardAsAdmin(t, newBrowser(t, chrome, s.base, shotDir(t, name)), s, admin)
+			dashboardHistory(t, newBrowser(t, chrome, s.base, shotDir(t, name)), s, admin)
+			dashboardSelection(t, newBrowser(t, chrome, s.base, shotDir(t, name)), s, admin)
 			dashboardAsViewer(t, newBrowser(t, chrome, s.base, ""), s, admin, viewer)
 			dashboardAsTenant(t, newBrowser(t, chrome, s.base, ""), s, admin, acme)
 			dashboardOnPhone(t, newBrowser(t, chrome, s.base, shotDir(t, name)), admin)

@@ -28,6 +28,7 @@ var funcs = template.FuncMap{
 	"agep":       func(t *time.Time) string { return orDash(t, ago) },
 	"seconds":    func(s float64) string { return age(time.Duration(s * float64(time.Second))) },
 	"percent":    func(n, of int64) string { return percent(n, of) },
+	"rate":       func(r *float64) string { return fmt.Sprintf("%.1f%%", *r*100) },
 	"num":        func(n int64) string { return group(n) },
 	"count":      count,
 	"states":     func() []skiplock.JobState { return allStates },

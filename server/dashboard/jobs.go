@@ -38,13 +38,13 @@ type jobFilter struct {
 // Empty reports whether the filter picks every job.
 func (f jobFilter) Empty() bool {
 	return len(f.States) == 0 && f.Kind == "" && f.Queue == "" && f.Tenant == "" && f.WorkflowID == "" &&
-		!f.Narrow()
+		f.ErrorType == "" && f.ErrorMessage == "" && f.Data == "" && !f.Narrow()
 }
 
 // Narrow reports whether the filter uses a field bulk actions cannot.
 func (f jobFilter) Narrow() bool {
-	return f.WorkflowID != "" || f.Tag != "" || f.WorkerID != "" || f.ErrorType != "" || f.Key != "" ||
-		f.CreatedFrom != "" || f.CreatedTo != "" || f.ErrorMessage != "" || f.Data != ""
+	return f.WorkflowID != "" || f.Tag != "" || f.WorkerID != "" || f.Key != "" ||
+		f.CreatedFrom != "" || f.CreatedTo != ""
 }
 
 // parseLocal reads a datetime-local value as UTC.

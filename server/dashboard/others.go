@@ -3,9 +3,11 @@ package dashboard
 import (
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 // deadScan bounds how many of the newest failed jobs the dead-letter page
@@ -16,7 +18,10 @@ type deadGroup struct {
 	Kind, Type, Message string
 	Count               int
 	Latest              *skiplock.JobRow
-	Query               string
+	// Query lists the group's jobs; Retry and Delete confirm those actions
+	// on exactly its filter: failed, of its kind, with an attempt error of
+	// its type whose message holds its first line.
+	Query, Retry, Delete string
 }
 
 type deadData struct {
@@ -42,8 +47,11 @@ func (d *Dashboard) deadLetters(w http.ResponseWriter, r *http.Request, v *view)
 		k := [3]string{j.Kind, typ, msg}
 		g := groups[k]
 		if g == nil {
-			g = &deadGroup{Kind: j.Kind, Type: typ, Message: msg, Latest: j,
-				Query: withQuery("/jobs", nil, "state", "failed", "kind", j.Kind)}
+			g = &deadGroup{Kind: j.Kind, Type: typ, Message: msg, Latest: j}
+			kv := []string{"state", "failed", "kind", j.Kind, "error_type", typ, "error_message", messageFilter(msg)}
+			g.Query = withQuery("/jobs", nil, kv...)
+			g.Retry = withQuery("/bulk", nil, append(kv, "action", "retry")...)
+			g.Delete = withQuery("/bulk", nil, append(kv, "action", "delete")...)
 			groups[k] = g
 			order = append(order, g)
 		}
@@ -54,6 +62,17 @@ func (d *Dashboard) deadLetters(w http.ResponseWriter, r *http.Request, v *view)
 	v.Data = &deadData{Groups: order, Scanned: len(rows), Capped: len(rows) == deadScan}
 	d.render(w, "dead", v)
 	return nil
+}
+
+// messageFilter is the error message filter of a group's message: its
+// first line without the ellipsis of a cut one, within the filter's bound.
+func messageFilter(msg string) string {
+	msg = strings.TrimSuffix(msg, "…")
+	for len(msg) > input.MaxKeyBytes {
+		r := []rune(msg)
+		msg = string(r[:len(r)-1])
+	}
+	return msg
 }
 
 func firstLine(s string) string {

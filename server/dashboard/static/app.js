@@ -82,6 +82,7 @@ function liveList() {
     const active = document.activeElement;
     if (active && active.form && !(keep && keep.contains(active))) return;
     morphChildren(main, [...fresh.childNodes]);
+    if (window.selectionChanged) window.selectionChanged();
   };
   listen("/ui/events", {
     change: () => {
@@ -110,7 +111,53 @@ function liveJob(id) {
   });
 }
 
+// The jobs list's selection: row checkboxes belong to the form #sel, whose
+// buttons act on the jobs checked (GET /bulk?id=…&action=…, a confirmation
+// page). With every row of a full page checked, "select all matching" makes
+// the buttons act on the page's filter instead (the confirmation counts it).
+function selection() {
+  if (!document.getElementById("sel")) return;
+  // Looked up each time: a live reload may put new elements in place.
+  const form = () => document.getElementById("sel");
+  let matching = false;
+  const boxes = () => [...document.querySelectorAll('input[name="job"][form="sel"]')];
+  const update = () => {
+    const f = form();
+    if (!f) return;
+    const all = boxes(), n = all.filter((b) => b.checked).length;
+    const page = document.getElementById("sel-page");
+    if (page) page.checked = all.length > 0 && n === all.length;
+    if (n < all.length || !all.length) matching = false;
+    const full = n > 0 && n === all.length && !!document.getElementById("next") && !!f.dataset.filterUrl;
+    document.getElementById("sel-count").textContent = matching ? "" : n + " selected";
+    document.getElementById("sel-more").hidden = matching || !full;
+    document.getElementById("sel-all-matching").hidden = !matching;
+    for (const b of f.querySelectorAll("button")) b.disabled = n === 0 && !matching;
+  };
+  document.addEventListener("change", (e) => {
+    if (e.target.id === "sel-page") for (const b of boxes()) b.checked = e.target.checked;
+    if (e.target.id === "sel-page" || e.target.form === form()) update();
+  });
+  document.addEventListener("click", (e) => {
+    if (e.target.id === "sel-matching") { e.preventDefault(); matching = true; update(); }
+    if (e.target.id === "sel-clear") { e.preventDefault(); for (const b of boxes()) b.checked = false; matching = false; update(); }
+  });
+  document.addEventListener("submit", (e) => {
+    const f = e.target;
+    if (f.id !== "sel" || !matching) return;
+    e.preventDefault();
+    const action = e.submitter ? e.submitter.value : "";
+    location.href = f.dataset.filterUrl + (f.dataset.filterUrl.includes("?") ? "&" : "?") + "action=" + encodeURIComponent(action);
+  });
+  window.selectionChanged = update;
+  // Recounted twice a second too: the count and the buttons follow the
+  // boxes whatever a live reload of the list replaced meanwhile.
+  setInterval(update, 500);
+  update();
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  selection();
   const job = document.querySelector("[data-job]");
   if (job) liveJob(job.dataset.job);
   else if (document.querySelector("[data-live]")) liveList();

@@ -1174,6 +1174,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stats/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attempts by outcome, failure rate, queue depth, wait and run time quantiles over 1h, 24h or 7d (unscoped tokens)
+         * @description Any unscoped token. Read from the history table: counts written as attempts end and never recomputed, so retrying a job later leaves them as they were. failure_rate is (retried + failed) / (completed + retried + failed + cancelled), null without attempts; pending, scheduled and running are the largest depth the leader sampled in the bucket (once a minute); the wait (run_at to start) and run time quantiles are within 19%, null without attempts.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1h (60 buckets of a minute; the default), 24h (96 of 15 minutes) or 7d (168 of an hour) */
+                    range?: "1h" | "24h" | "7d";
+                    /** @description only this queue */
+                    queue?: string;
+                    /** @description only this kind */
+                    kind?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Every bucket of the range, oldest first. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            range?: string;
+                            queue?: string;
+                            kind?: string;
+                            /** Format: date-time */
+                            since?: string;
+                            bucket_seconds?: number;
+                            series?: {
+                                /** Format: date-time */
+                                start?: string;
+                                completed?: number;
+                                retried?: number;
+                                failed?: number;
+                                cancelled?: number;
+                                snoozed?: number;
+                                failure_rate?: number | null;
+                                pending?: number;
+                                scheduled?: number;
+                                running?: number;
+                                wait_p50_seconds?: number | null;
+                                wait_p95_seconds?: number | null;
+                                run_p50_seconds?: number | null;
+                                run_p95_seconds?: number | null;
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["Error"];
+                403: components["responses"]["Error"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/processes": {
         parameters: {
             query?: never;

@@ -1,0 +1,2 @@
+DROP TABLE skiplock_history_depth;
+DROP TABLE skiplock_history;
