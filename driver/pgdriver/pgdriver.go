@@ -31,6 +31,10 @@ type Driver struct {
 	upkeep
 	pool     *pgxpool.Pool
 	notifier *notifier
+	// roles are the pools of claims and completions (pools.go).
+	roles roles
+	// watch stops the watcher of full pools; nil when none runs.
+	watch func()
 }
 
 // New returns a driver on pool. The schema is the pool's search_path (set
@@ -44,31 +48,29 @@ func New(pool *pgxpool.Pool) *Driver {
 	}}
 	d.executor = executor{q: pool, n: d.notifier, sp: sp}
 	d.upkeep = upkeep{executor: d.executor, vac: &hotTableUpkeep{}}
+	d.roles = roles{claims: d.executor, completions: d.executor}
 	return d
 }
 
 // Connect opens a pool for url and returns a driver on it; Close closes it.
+// Open takes options.
 func Connect(ctx context.Context, url string) (*Driver, error) {
-	cfg, err := pgxpool.ParseConfig(url)
-	if err != nil {
-		return nil, fmt.Errorf("parse database url: %w", err)
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("connect to postgres: %w", err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("connect to postgres: %w", err)
-	}
-	return New(pool), nil
+	return Open(ctx, url, Options{})
 }
 
-// Pool is the pool the driver runs on.
+// Pool is the pool the driver runs on (with Pools, the maintenance pool).
 func (d *Driver) Pool() *pgxpool.Pool { return d.pool }
 
-// Close closes the pool.
-func (d *Driver) Close() { d.pool.Close() }
+// Close closes the pool (the pools, opened by Open with Pools).
+func (d *Driver) Close() {
+	if d.watch != nil {
+		d.watch()
+	}
+	if d.roles.close != nil {
+		d.roles.close()
+	}
+	d.pool.Close()
+}
 
 func (d *Driver) Name() string { return "postgres" }
 
