@@ -212,15 +212,11 @@ func (d *Driver) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.Jo
 	return d.roles.completions.JobPauseHeld(ctx, h)
 }
 
-// PoolStats are the pools' statistics by role: "claims", "completions",
-// "maintenance" (one entry, "maintenance", when the driver has one pool).
-func (d *Driver) PoolStats() map[string]*pgxpool.Stat {
-	out := map[string]*pgxpool.Stat{"maintenance": d.pool.Stat()}
-	if d.roles.close != nil {
-		out["claims"] = d.roles.claims.q.(*pgxpool.Pool).Stat()
-		out["completions"] = d.roles.completions.q.(*pgxpool.Pool).Stat()
-	}
-	return out
+// RolePools are the driver's pools by role: "claims", "completions",
+// "maintenance"; on one pool, the three are the same.
+func (d *Driver) RolePools() map[string]*pgxpool.Pool {
+	return map[string]*pgxpool.Pool{"maintenance": d.pool,
+		"claims": d.roles.claims.q.(*pgxpool.Pool), "completions": d.roles.completions.q.(*pgxpool.Pool)}
 }
 
 // poolWatchInterval is how often a split driver looks for a full pool.

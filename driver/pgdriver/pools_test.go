@@ -1,0 +1,125 @@
+package pgdriver_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+)
+
+// TestPoolsRefuseABudgetTooSmall: a budget that cannot hold the pools asked
+// for is refused before any connection opens, naming the field.
+func TestPoolsRefuseABudgetTooSmall(t *testing.T) {
+	t.Parallel()
+	_, url := pgtest.Schema(t)
+	for _, c := range []struct {
+		pools pgdriver.Pools
+		want  string
+	}{
+		{pgdriver.Pools{Budget: 2}, "pools.budget: 2 connections do not hold"},
+		{pgdriver.Pools{Claims: 8, Completions: 8, Budget: 10}, "pools.budget: 10 connections do not hold claims 8 + completions 8"},
+		{pgdriver.Pools{Claims: -1}, "pools.claims: must be 0 (the default) or more, got -1"},
+	} {
+		_, err := pgdriver.Open(t.Context(), url, pgdriver.Options{Pools: c.pools})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Open with %+v: %v, want an error containing %q", c.pools, err, c.want)
+		}
+	}
+}
+
+// TestPoolsKeepClaimsOffAFullCompletionPool: with every completion and
+// maintenance connection taken, claims still run on their own pool, and a
+// completion waits for its pool.
+func TestPoolsKeepClaimsOffAFullCompletionPool(t *testing.T) {
+	t.Parallel()
+	_, url := pgtest.Schema(t)
+	d, err := pgdriver.Open(t.Context(), url, pgdriver.Options{Pools: pgdriver.Pools{Claims: 1, Completions: 1, Maintenance: 1, Budget: 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	insertFast(t, d, 3, nil)
+	pools := d.RolePools()
+	if pools["claims"] == pools["completions"] || pools["claims"] == pools["maintenance"] {
+		t.Fatal("the roles share a pool")
+	}
+	for _, role := range []string{"completions", "maintenance"} {
+		c, err := pools[role].Acquire(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Release()
+	}
+	jobs, err := d.JobClaim(t.Context(), driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 3, DefaultLease: time.Minute})
+	if err != nil || len(jobs) != 3 {
+		t.Fatalf("claim with the other pools full: %d jobs, %v", len(jobs), err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	_, err = d.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: driver.HeldJob{ID: jobs[0].ID, WorkerID: "w", Attempt: jobs[0].Attempt}}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("complete with its pool full: %v, want it to wait for the pool", err)
+	}
+}
+
+// TestConnectionsStayWithinTheBudget: clients of many workers each keep to
+// their budget (pools and listener) however many jobs they claim at once;
+// pg_stat_activity counts their sessions by application_name.
+func TestConnectionsStayWithinTheBudget(t *testing.T) {
+	t.Parallel()
+	_, url := pgtest.Schema(t)
+	const budget = 5
+	url += "&application_name=skiplock_budget_" + strings.ReplaceAll(t.Name(), "/", "_")
+	var ds []*pgdriver.Driver
+	for range 2 {
+		d, err := pgdriver.Open(t.Context(), url, pgdriver.Options{Pools: pgdriver.Pools{Budget: budget}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(d.Close)
+		ds = append(ds, d)
+	}
+	insertFast(t, ds[0], 400, nil)
+	done := make(chan error, 64)
+	for i := range 64 {
+		go func() {
+			d := ds[i%2]
+			for {
+				jobs, err := d.JobClaim(t.Context(), driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 1, DefaultLease: time.Minute})
+				if err != nil || len(jobs) == 0 {
+					done <- err
+					return
+				}
+				if _, err := d.JobCompleteMany(t.Context(), []driver.CompleteParams{{HeldJob: driver.HeldJob{ID: jobs[0].ID, WorkerID: "w", Attempt: jobs[0].Attempt}}}); err != nil {
+					done <- err
+					return
+				}
+			}
+		}()
+	}
+	for range 64 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var open int
+	app := url[strings.Index(url, "application_name=")+len("application_name="):]
+	if err := ds[0].Pool().QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&open); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		for role, p := range d.RolePools() {
+			if p.Stat().MaxConns() > budget {
+				t.Errorf("%s pool of %d connections past a budget of %d", role, p.Stat().MaxConns(), budget)
+			}
+		}
+	}
+	if open > 2*budget {
+		t.Errorf("%d sessions open for 2 drivers of a budget of %d", open, budget)
+	}
+}
