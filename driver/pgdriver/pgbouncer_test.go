@@ -30,7 +30,7 @@ func TestConformanceThroughPgBouncer(t *testing.T) {
 func TestPoolModeURL(t *testing.T) {
 	t.Parallel()
 	for url, want := range map[string]string{
-		pgtest.URL() + "&pool_mode=statement": `pool_mode: "statement" is not transaction or session`,
+		pgtest.URL() + "&pool_mode=statement":                 `pool_mode: "statement" is not transaction or session`,
 		pgtest.URL() + "&pool_mode=transaction&search_path=s": "search_path: a pooler in transaction mode does not keep it",
 	} {
 		_, err := pgdriver.Open(t.Context(), url, pgdriver.Options{})
