@@ -38,6 +38,18 @@ const (
 	DefaultMaintenanceConns = 2
 )
 
+// Check answers the error Open would answer for these pools on url with
+// listenURL, without connecting: for a command to refuse its configuration
+// before it starts.
+func (p Pools) Check(url, listenURL string) error {
+	_, transaction, err := parsePoolURL(url)
+	if err != nil {
+		return err
+	}
+	_, err = p.sizes(listenURL != "" || !transaction)
+	return err
+}
+
 // poolSizes are the pools' sizes once defaulted; split is false when the
 // process runs on one pool.
 type poolSizes struct {
