@@ -13,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
+	"github.com/skiplock/skiplock/internal/pgrole"
 )
 
 // Database is a fresh, migrated Skiplock database of the bench's own: a
@@ -30,14 +32,17 @@ type Database struct {
 }
 
 // OpenFresh makes a fresh database from url (postgres://…, sqlite:PATH, or
-// "" for a temporary SQLite file). Close drops it unless keep.
-func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
+// "" for a temporary SQLite file). Close drops it unless keep. listenURL
+// is a direct PostgreSQL URL beside a url through a pooler in transaction
+// mode (pool_mode=transaction): the bench makes its schema over it, and
+// reaches the schema through the pooler as a role of its own.
+func OpenFresh(ctx context.Context, url, listenURL string, keep bool) (*Database, error) {
 	if url == "" || url == "sqlite:" {
 		dir, err := os.MkdirTemp("", "skiplock-bench-")
 		if err != nil {
 			return nil, err
 		}
-		db, err := open(ctx, "sqlite:"+filepath.Join(dir, "bench.db"))
+		db, err := open(ctx, "sqlite:"+filepath.Join(dir, "bench.db"), dbopen.Options{})
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -56,9 +61,17 @@ func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
 		return nil, err
 	}
 	if kind != "postgres" {
-		return open(ctx, url)
+		return open(ctx, url, dbopen.Options{})
 	}
-	admin, err := pgx.Connect(ctx, url)
+	pooled := strings.Contains(url, pgdriver.PoolModeParam+"=transaction")
+	adminURL := url
+	if pooled {
+		if listenURL == "" {
+			return nil, fmt.Errorf("listen database url: a database url through a pooler in transaction mode (%s=transaction) needs a direct one beside it, for the bench's schema", pgdriver.PoolModeParam)
+		}
+		adminURL = listenURL
+	}
+	admin, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
@@ -67,13 +80,31 @@ func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
 		admin.Close(ctx)
 		return nil, fmt.Errorf("create schema %s: %w", schema, err)
 	}
+	var dropRole func(context.Context) error
 	drop := func() {
 		if !keep {
 			_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			if dropRole != nil {
+				_ = dropRole(context.Background())
+			}
 		}
 		admin.Close(context.Background())
 	}
-	db, err := open(ctx, WithSearchPath(url, schema))
+	openURL, opts := WithSearchPath(url, schema), dbopen.Options{}
+	if listenURL != "" {
+		opts.ListenDatabaseURL = WithSearchPath(listenURL, schema)
+	}
+	if pooled {
+		var role string
+		if role, dropRole, err = pgrole.ForSchema(ctx, admin, schema); err == nil {
+			openURL, err = pgrole.WithUser(url, role)
+		}
+		if err != nil {
+			drop()
+			return nil, err
+		}
+	}
+	db, err := open(ctx, openURL, opts)
 	if err != nil {
 		drop()
 		return nil, err
@@ -89,12 +120,12 @@ func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
 	return db, nil
 }
 
-func open(ctx context.Context, url string) (*Database, error) {
+func open(ctx context.Context, url string, opts dbopen.Options) (*Database, error) {
 	kind, err := dbopen.Kind(url)
 	if err != nil {
 		return nil, err
 	}
-	o, err := dbopen.Open(ctx, url)
+	o, err := dbopen.OpenWith(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}

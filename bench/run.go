@@ -20,7 +20,10 @@ var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady", "flo
 // (for the client: Skiplock's own).
 type Options struct {
 	DatabaseURL string
-	Mode        string
+	// ListenDatabaseURL is a direct URL for LISTEN (and the bench's
+	// schema) beside a DatabaseURL through PgBouncer in transaction mode.
+	ListenDatabaseURL string
+	Mode              string
 	// Jobs to drain or insert.
 	Jobs int
 	// Duration of e2e, latency, http, steady and commit.
@@ -217,7 +220,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	o = o.withDefaults()
-	db, err := OpenFresh(ctx, o.DatabaseURL, o.Keep)
+	db, err := OpenFresh(ctx, o.DatabaseURL, o.ListenDatabaseURL, o.Keep)
 	if err != nil {
 		return Result{}, err
 	}

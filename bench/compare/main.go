@@ -151,7 +151,7 @@ func riverIn(url string, s riverSettings) func(context.Context) (bench.System, f
 
 func skiplockIn(url string) func(context.Context) (bench.System, func(), error) {
 	return func(ctx context.Context) (bench.System, func(), error) {
-		db, err := bench.OpenFresh(ctx, url, false)
+		db, err := bench.OpenFresh(ctx, url, "", false)
 		if err != nil {
 			return nil, nil, err
 		}

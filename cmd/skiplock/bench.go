@@ -55,7 +55,7 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 "result mode=… jobs=… jobs_per_sec=… p50_ms=… p95_ms=… p99_ms=…".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.DatabaseURL = g.databaseURL
+			o.DatabaseURL, o.ListenDatabaseURL = g.databaseURL, g.listenURL()
 			if o.DatabaseURL == "" {
 				o.DatabaseURL = os.Getenv("SKIPLOCK_DATABASE_URL")
 			}
