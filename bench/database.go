@@ -28,15 +28,20 @@ type Database struct {
 	URL string
 	// Admin is a connection to the bench's schema (PostgreSQL only).
 	Admin *pgx.Conn
-	close func()
+	// schema is the bench's schema, and its sessions' application_name;
+	// adminURL reaches the database directly.
+	schema, adminURL string
+	close  func()
 }
 
 // OpenFresh makes a fresh database from url (postgres://…, sqlite:PATH, or
 // "" for a temporary SQLite file). Close drops it unless keep. listenURL
 // is a direct PostgreSQL URL beside a url through a pooler in transaction
 // mode (pool_mode=transaction): the bench makes its schema over it, and
-// reaches the schema through the pooler as a role of its own.
-func OpenFresh(ctx context.Context, url, listenURL string, keep bool) (*Database, error) {
+// reaches the schema through the pooler as a role of its own. pools split
+// the connections by role (PostgreSQL); its sessions, and those of the
+// bench's worker processes, carry the schema as their application_name.
+func OpenFresh(ctx context.Context, url, listenURL string, keep bool, pools pgdriver.Pools) (*Database, error) {
 	if url == "" || url == "sqlite:" {
 		dir, err := os.MkdirTemp("", "skiplock-bench-")
 		if err != nil {
@@ -90,7 +95,7 @@ func OpenFresh(ctx context.Context, url, listenURL string, keep bool) (*Database
 		}
 		admin.Close(context.Background())
 	}
-	openURL, opts := WithSearchPath(url, schema), dbopen.Options{}
+	openURL, opts := WithSearchPath(url, schema)+"&application_name="+schema, dbopen.Options{Pools: pools}
 	if listenURL != "" {
 		opts.ListenDatabaseURL = WithSearchPath(listenURL, schema)
 	}
@@ -98,6 +103,7 @@ func OpenFresh(ctx context.Context, url, listenURL string, keep bool) (*Database
 		var role string
 		if role, dropRole, err = pgrole.ForSchema(ctx, admin, schema); err == nil {
 			openURL, err = pgrole.WithUser(url, role)
+			openURL += "&application_name=" + schema
 		}
 		if err != nil {
 			drop()
@@ -109,6 +115,7 @@ func OpenFresh(ctx context.Context, url, listenURL string, keep bool) (*Database
 		drop()
 		return nil, err
 	}
+	db.schema, db.adminURL = schema, adminURL
 	if _, err := admin.Exec(ctx, "SET search_path = "+schema); err != nil {
 		db.close()
 		drop()

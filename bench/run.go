@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 )
 
 // Modes are the bench's modes.
@@ -23,6 +24,10 @@ type Options struct {
 	// ListenDatabaseURL is a direct URL for LISTEN (and the bench's
 	// schema) beside a DatabaseURL through PgBouncer in transaction mode.
 	ListenDatabaseURL string
+	// Pools split each process's connections by role within a budget
+	// (PostgreSQL); e2e then reports claim_p99_ms and sessions_max, the
+	// most sessions of the run's processes pg_stat_activity counted.
+	Pools pgdriver.Pools
 	Mode              string
 	// Jobs to drain or insert.
 	Jobs int
@@ -220,7 +225,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	o = o.withDefaults()
-	db, err := OpenFresh(ctx, o.DatabaseURL, o.ListenDatabaseURL, o.Keep)
+	db, err := OpenFresh(ctx, o.DatabaseURL, o.ListenDatabaseURL, o.Keep, o.Pools)
 	if err != nil {
 		return Result{}, err
 	}
@@ -286,10 +291,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if o.Mode == "drain" {
 			return h.Drain(ctx, remote, o.Jobs)
 		}
+		sessions := db.watchSessions(ctx, o.Pools)
 		res, err := runE2E(ctx, o, db, remote, h)
 		res.Mode = o.Mode
 		if err == nil {
 			res.Extra = append([]string{fmt.Sprintf("procs=%d", o.Procs)}, res.Extra...)
+			res.Extra = append(res.Extra, sessions(timer)...)
 		}
 		return res, err
 	}
@@ -325,7 +332,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		res.Extra = append(res.Extra, fmt.Sprintf("tenants=%d fair=%t", o.Tenants, o.Fair))
 		return res, err
 	}
-	return runE2E(ctx, o, db, sys, h)
+	sessions := db.watchSessions(ctx, o.Pools)
+	res, err := runE2E(ctx, o, db, sys, h)
+	if err == nil {
+		res.Extra = append(res.Extra, sessions(timer)...)
+	}
+	return res, err
 }
 
 func runE2E(ctx context.Context, o Options, db *Database, sys parker, h *Harness) (Result, error) {

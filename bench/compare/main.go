@@ -25,6 +25,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/bench"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 )
 
 type options struct {
@@ -151,7 +152,7 @@ func riverIn(url string, s riverSettings) func(context.Context) (bench.System, f
 
 func skiplockIn(url string) func(context.Context) (bench.System, func(), error) {
 	return func(ctx context.Context) (bench.System, func(), error) {
-		db, err := bench.OpenFresh(ctx, url, "", false)
+		db, err := bench.OpenFresh(ctx, url, "", false, pgdriver.Pools{})
 		if err != nil {
 			return nil, nil, err
 		}
