@@ -31,7 +31,7 @@ type Database struct {
 	// schema is the bench's schema, and its sessions' application_name;
 	// adminURL reaches the database directly.
 	schema, adminURL string
-	close  func()
+	close            func()
 }
 
 // OpenFresh makes a fresh database from url (postgres://…, sqlite:PATH, or

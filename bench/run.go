@@ -28,7 +28,7 @@ type Options struct {
 	// (PostgreSQL); e2e then reports claim_p99_ms and sessions_max, the
 	// most sessions of the run's processes pg_stat_activity counted.
 	Pools pgdriver.Pools
-	Mode              string
+	Mode  string
 	// Jobs to drain or insert.
 	Jobs int
 	// Duration of e2e, latency, http, steady and commit.
