@@ -25,8 +25,9 @@ type Options struct {
 	// schema) beside a DatabaseURL through PgBouncer in transaction mode.
 	ListenDatabaseURL string
 	// Pools split each process's connections by role within a budget
-	// (PostgreSQL); e2e then reports claim_p99_ms and sessions_max, the
-	// most sessions of the run's processes pg_stat_activity counted.
+	// (PostgreSQL). e2e on PostgreSQL reports claim_p99_ms (of the bench's
+	// own claims) and sessions_max, the most sessions of the run's
+	// processes pg_stat_activity counted.
 	Pools pgdriver.Pools
 	Mode  string
 	// Jobs to drain or insert.

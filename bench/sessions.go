@@ -15,12 +15,12 @@ import (
 const sessionSampleEvery = 200 * time.Millisecond
 
 // watchSessions counts, while the run lasts, the database sessions of the
-// bench's processes (their application_name is the bench's schema) when
-// pools are set on PostgreSQL; the answered function stops it and answers
-// the result's extra fields: claim_p99_ms of the bench's own claims (when
-// it claimed) and sessions_max. Without pools it answers none.
+// bench's processes (their application_name is the bench's schema) on
+// PostgreSQL; the answered function stops it and answers the result's
+// extra fields: claim_p99_ms of the bench's own claims (when it claimed),
+// sessions_max, and the budget when pools are set.
 func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func(*claimTimer) []string {
-	if pools == (pgdriver.Pools{}) || d.Kind != "postgres" {
+	if d.Kind != "postgres" {
 		return func(*claimTimer) []string { return nil }
 	}
 	conn, err := pgx.Connect(ctx, d.adminURL)
@@ -53,7 +53,11 @@ func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func
 		if timer.count() > 0 {
 			out = append(out, fmt.Sprintf("claim_p99_ms=%.2f", ms(timer.percentile(0.99))))
 		}
-		return append(out, fmt.Sprintf("sessions_max=%d budget=%d", peak, pools.Budget))
+		out = append(out, fmt.Sprintf("sessions_max=%d", peak))
+		if pools.Budget > 0 {
+			out = append(out, fmt.Sprintf("budget=%d", pools.Budget))
+		}
+		return out
 	}
 }
 
