@@ -76,7 +76,7 @@ func OpenFresh(ctx context.Context, url, listenURL string, keep bool, pools pgdr
 		}
 		adminURL = listenURL
 	}
-	admin, err := pgx.Connect(ctx, adminURL)
+	admin, err := connectAdmin(ctx, adminURL)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
@@ -233,6 +233,22 @@ func WithSearchPath(url, schema string) string {
 		sep = "&"
 	}
 	return url + sep + "search_path=" + schema
+}
+
+// connectAdmin connects to url on one connection: the pool's settings
+// (pool_max_conns, …) and pool_mode are the bench's pools', not the
+// server's.
+func connectAdmin(ctx context.Context, url string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	for k := range cfg.RuntimeParams {
+		if strings.HasPrefix(k, "pool_") {
+			delete(cfg.RuntimeParams, k)
+		}
+	}
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 func randHex(n int) string {

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/skiplock/skiplock/driver/pgdriver"
 )
 
@@ -23,7 +21,7 @@ func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func
 	if d.Kind != "postgres" {
 		return func(*claimTimer) []string { return nil }
 	}
-	conn, err := pgx.Connect(ctx, d.adminURL)
+	conn, err := connectAdmin(ctx, d.adminURL)
 	if err != nil {
 		return func(*claimTimer) []string { return []string{"sessions_max=error:" + err.Error()} }
 	}
