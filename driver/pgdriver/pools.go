@@ -231,8 +231,9 @@ func (d *Driver) RolePools() map[string]*pgxpool.Pool {
 		"claims": d.roles.claims.q.(*pgxpool.Pool), "completions": d.roles.completions.q.(*pgxpool.Pool)}
 }
 
-// poolWatchInterval is how often a split driver looks for a full pool.
-const poolWatchInterval = 10 * time.Second
+// poolWatchInterval is how often a split driver looks for a full pool (a
+// variable for the test).
+var poolWatchInterval = 10 * time.Second
 
 // watchPools logs, at most once per interval and pool, that a pool was
 // full and acquires waited for it; it answers what stops it. A driver on
@@ -245,15 +246,21 @@ func watchPools(p rolePools, s poolSizes, log *slog.Logger) (stop func()) {
 		role      string
 		pool      *pgxpool.Pool
 		size      int
-		waits     int64
+		empty     int64 // acquires that found no idle connection
+		built     int64 // connections opened
 		waitedFor time.Duration
 	}
 	ws := []*watched{{role: "claims", pool: p.claims, size: s.claims}, {role: "completions", pool: p.completions, size: s.completions},
 		{role: "maintenance", pool: p.maintenance, size: s.maintenance}}
+	for _, w := range ws {
+		st := w.pool.Stat()
+		w.empty, w.built, w.waitedFor = st.EmptyAcquireCount(), st.NewConnsCount(), st.EmptyAcquireWaitTime()
+	}
 	done, stopped := make(chan struct{}), make(chan struct{})
+	every := poolWatchInterval
 	go func() {
 		defer close(stopped)
-		t := time.NewTicker(poolWatchInterval)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -262,12 +269,15 @@ func watchPools(p rolePools, s poolSizes, log *slog.Logger) (stop func()) {
 			case <-t.C:
 			}
 			for _, w := range ws {
+				// An acquire that found no idle connection either opened one
+				// or, the pool full, waited for one to come back.
 				st := w.pool.Stat()
-				waits, waited := st.EmptyAcquireCount()-w.waits, st.EmptyAcquireWaitTime()-w.waitedFor
-				w.waits, w.waitedFor = st.EmptyAcquireCount(), st.EmptyAcquireWaitTime()
-				if waits > 0 && st.TotalConns() >= st.MaxConns() {
+				waits := (st.EmptyAcquireCount() - w.empty) - (st.NewConnsCount() - w.built)
+				waited := st.EmptyAcquireWaitTime() - w.waitedFor
+				w.empty, w.built, w.waitedFor = st.EmptyAcquireCount(), st.NewConnsCount(), st.EmptyAcquireWaitTime()
+				if waits > 0 {
 					log.Warn("connection budget: the "+w.role+" pool was full; raise pools."+w.role+" (and pools.budget) if this persists",
-						"pool", w.role, "size", w.size, "waits", waits, "waited", waited.Round(time.Millisecond), "in", poolWatchInterval)
+						"pool", w.role, "size", w.size, "waits", waits, "waited", waited.Round(time.Millisecond), "in", every)
 				}
 			}
 		}

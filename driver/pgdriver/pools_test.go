@@ -3,13 +3,16 @@ package pgdriver_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/testwait"
 )
 
 // TestPoolsRefuseABudgetTooSmall: a budget that cannot hold the pools asked
@@ -122,4 +125,58 @@ func TestConnectionsStayWithinTheBudget(t *testing.T) {
 	if open > 2*budget {
 		t.Errorf("%d sessions open for 2 drivers of a budget of %d", open, budget)
 	}
+}
+
+// TestPoolsSayWhenAPoolWasFull: a pool whose acquires waited because it was
+// full is named in a warning, with what to raise.
+func TestPoolsSayWhenAPoolWasFull(t *testing.T) {
+	_, url := pgtest.Schema(t)
+	defer pgdriver.SetPoolWatchInterval(50 * time.Millisecond)()
+	var log syncLog
+	d, err := pgdriver.Open(t.Context(), url, pgdriver.Options{Pools: pgdriver.Pools{Claims: 1, Completions: 1, Maintenance: 1},
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	held, err := d.RolePools()["claims"].Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := d.RolePools()["claims"].Stat().EmptyAcquireCount()
+	claimed := make(chan error, 1)
+	go func() {
+		_, err := d.JobClaim(t.Context(), driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 1, DefaultLease: time.Minute})
+		claimed <- err
+	}()
+	testwait.Until(t, 30*time.Second, "the claim waiting for its pool", func() bool {
+		return d.RolePools()["claims"].Stat().EmptyAcquireCount() > before
+	})
+	held.Release()
+	if err := <-claimed; err != nil {
+		t.Fatal(err)
+	}
+	want := `msg="connection budget: the claims pool was full; raise pools.claims (and pools.budget) if this persists" pool=claims size=1 waits=1`
+	testwait.Until(t, 30*time.Second, "the warning "+want+" in:\n"+log.String(), func() bool { return strings.Contains(log.String(), want) })
+	if strings.Contains(log.String(), "pool=completions") || strings.Contains(log.String(), "pool=maintenance") {
+		t.Errorf("a pool that was never full is named:\n%s", log.String())
+	}
+}
+
+// syncLog is a log sink the test reads while the driver writes.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
