@@ -36,6 +36,9 @@ type globals struct {
 	listenDatabaseURL string
 	// pools split the connections by role (serve's config file).
 	pools pgdriver.Pools
+	// readDatabaseURL is a streaming replica that lists, counts and
+	// exports read from (--read-database-url, or SKIPLOCK_READ_DATABASE_URL).
+	readDatabaseURL string
 	// contracts is a contract file that commands entering jobs enforce
 	// (--contracts, or SKIPLOCK_CONTRACTS).
 	contracts string
@@ -58,6 +61,8 @@ func newRootCmd() *cobra.Command {
 		"database: postgres://…, sqlite:PATH or PATH.db (env SKIPLOCK_DATABASE_URL; default skiplock.db)")
 	root.PersistentFlags().StringVar(&g.listenDatabaseURL, "listen-database-url", "",
 		"direct PostgreSQL URL for LISTEN when --database-url goes through PgBouncer in transaction mode (env SKIPLOCK_LISTEN_DATABASE_URL)")
+	root.PersistentFlags().StringVar(&g.readDatabaseURL, "read-database-url", "",
+		"a streaming replica of a postgres:// database to read lists, counts and exports from (env SKIPLOCK_READ_DATABASE_URL)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newMigrateCmd(g), newEnqueueCmd(g), newJobsCmd(g), newQueuesCmd(g), newVersionCmd(g))
 	for _, add := range extraCommands {
@@ -137,6 +142,14 @@ func (g *globals) openOptions() dbopen.Options {
 	return dbopen.Options{ListenDatabaseURL: g.listenURL(), Pools: g.pools}
 }
 
+// readURL answers the replica's URL: flag, then environment; "" for none.
+func (g *globals) readURL() string {
+	if g.readDatabaseURL != "" {
+		return g.readDatabaseURL
+	}
+	return os.Getenv("SKIPLOCK_READ_DATABASE_URL")
+}
+
 // open opens the database, creating a SQLite file that does not exist yet;
 // a malformed URL is a usage error.
 func (g *globals) open(ctx context.Context) (dbopen.Opened, error) {
@@ -155,11 +168,19 @@ func (g *globals) openExisting(ctx context.Context) (dbopen.Opened, error) {
 }
 
 func (g *globals) openWith(ctx context.Context, open func(context.Context, string, dbopen.Options) (dbopen.Opened, error)) (dbopen.Opened, error) {
-	url := g.url()
+	url, readURL := g.url(), g.readURL()
 	if _, err := dbopen.Kind(url); err != nil {
 		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--database-url: %w", err)}
 	}
+	if err := dbopen.CheckReadURL(url, readURL); err != nil {
+		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--read-database-url: %w", err)}
+	}
 	db, err := open(ctx, url, g.openOptions())
+	if err == nil {
+		if err = db.ReadFrom(ctx, readURL); err != nil {
+			db.Close()
+		}
+	}
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) || isConfigError(err) {

@@ -27,6 +27,9 @@ type Options struct {
 	// Pools splits the process's connections by role, within a budget.
 	// Zero: one pool, sized by the URL's pool_max_conns.
 	Pools Pools
+	// ReadDatabaseURL is a streaming replica that lists, counts and export
+	// pages read from (see ReadDatabaseURL); "" reads none.
+	ReadDatabaseURL string
 	// Logger says when a pool was full; default slog.Default().
 	Logger *slog.Logger
 }
@@ -51,14 +54,21 @@ func Open(ctx context.Context, url string, opts Options) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
+	replica, err := connectReplica(ctx, options{readURL: opts.ReadDatabaseURL})
+	if err != nil {
+		return nil, err
+	}
 	pools, err := openPools(ctx, cfg, sizes)
 	if err != nil {
+		if replica != nil {
+			replica.Close()
+		}
 		return nil, err
 	}
 	if listen == nil && sizes.split && !transaction {
 		listen = cfg.ConnConfig.Copy() // a slot of its own, outside the pools
 	}
-	d := New(pools.maintenance)
+	d := New(pools.maintenance).ReadFrom(replica)
 	d.notifier.listen, d.notifier.noListen = listen, transaction && listen == nil
 	d.routeRoles(pools)
 	log := opts.Logger

@@ -18,7 +18,7 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		return e.insertFastFlow(ctx, jobs)
 	}
 	var ids []int64
-	err := e.insertInto(func(table string) (err error) {
+	err := e.insertInto(ctx, func(e executor, table string) (err error) {
 		ids, err = e.insertCopy(ctx, table, jobs)
 		return err
 	})
@@ -49,8 +49,8 @@ func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.I
 		if len(ids) != len(jobs) {
 			return fmt.Errorf("took %d ids from the sequence for %d jobs", len(ids), len(jobs))
 		}
-		src, stmt := newCopyReader(jobs, ids, time.Now())
-		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, e.sp.rewrite(stmt, table))
+		src, cols := newCopyReader(jobs, ids, time.Now())
+		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, copySQL(table, cols))
 		return err
 	})
 	return ids, err

@@ -35,6 +35,8 @@ type Driver struct {
 	roles roles
 	// watch stops the watcher of full pools; nil when none runs.
 	watch func()
+	// replica reads the replica-safe statements (replica.go); nil: none.
+	replica *Driver
 }
 
 // New returns a driver on pool. The schema is the pool's search_path (set
@@ -52,16 +54,39 @@ func New(pool *pgxpool.Pool) *Driver {
 	return d
 }
 
-// Connect opens a pool for url and returns a driver on it; Close closes it.
-// Open takes options.
-func Connect(ctx context.Context, url string) (*Driver, error) {
-	return Open(ctx, url, Options{})
+// Connect opens a pool for url (and one for the replica of
+// ReadDatabaseURL) and returns a driver on it; Close closes them. Open
+// takes the rest of Options.
+func Connect(ctx context.Context, url string, opts ...Option) (*Driver, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return Open(ctx, url, Options{ReadDatabaseURL: o.readURL})
+}
+
+// openPool opens a pool for url and checks that the database answers.
+func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, _, err := parsePoolURL(url)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	return pool, nil
 }
 
 // Pool is the pool the driver runs on (with Pools, the maintenance pool).
 func (d *Driver) Pool() *pgxpool.Pool { return d.pool }
 
-// Close closes the pool (the pools, opened by Open with Pools).
+// Close closes the pool (the pools, opened by Open with Pools), and the
+// replica's.
 func (d *Driver) Close() {
 	if d.watch != nil {
 		d.watch()
@@ -70,6 +95,9 @@ func (d *Driver) Close() {
 		d.roles.close()
 	}
 	d.pool.Close()
+	if d.replica != nil {
+		d.replica.pool.Close()
+	}
 }
 
 func (d *Driver) Name() string { return "postgres" }
@@ -79,7 +107,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier, sp: d.sp}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -87,7 +115,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier, sp: d.sp}, nil
+	return executor{q: t, n: d.notifier}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -98,7 +126,9 @@ func (d *Driver) Notifier() driver.Notifier { return d.notifier }
 type executor struct {
 	q querier
 	n *notifier
-	// sp tells where new plain jobs go (spill.go); nil: the hot table.
+	// sp tells where new plain jobs go (spill.go); nil: the hot table,
+	// where a caller's transaction (Begin, UnwrapTx) puts them, so that no
+	// spill table dropped under it can abort it.
 	sp *hotSpill
 }
 

@@ -5,7 +5,8 @@
 -- each statement is bound to (sqlset.Bind) must give exactly those names.
 
 -- name: JobInsert
-INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
+-- Into the hot table, or a spill table for a plain job (spill.go).
+INSERT INTO {{table}} (kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
 VALUES (@kind, nullif(@op, ''), @queue, @tenant,
     CASE WHEN @paused::boolean THEN 'paused' WHEN @waiting::boolean THEN 'waiting'
@@ -25,7 +26,7 @@ WITH s AS MATERIALIZED (
                 WHEN EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused) THEN 'pending'
                 ELSE 'running' END AS state
 )
-INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
+INSERT INTO {{table}} (kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, workflow_id, stage, run_on_parent_failure,
     attempt, worker_id, started_at, heartbeat_at, lease_until)
 SELECT @kind, nullif(@op, ''), @queue, @tenant, s.state, @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at::timestamptz, now()),
@@ -703,3 +704,12 @@ DELETE FROM skiplock_processes WHERE id = @id;
 -- name: ProcessList
 SELECT id, host, pid, version, queues, started_at, heartbeat_at
 FROM skiplock_processes WHERE heartbeat_at >= now() - make_interval(secs => @stale::float8) ORDER BY id;
+
+-- name: ReplicaLag
+-- A replica that has replayed all it received is level with what it was
+-- sent; otherwise its lag is the age of the last change it replayed.
+SELECT pg_is_in_recovery(),
+       CASE WHEN NOT pg_is_in_recovery()
+                 OR pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0
+            ELSE COALESCE(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0)
+       END::float8;

@@ -116,3 +116,29 @@ func BenchmarkArgs(b *testing.B) {
 		_ = st.Args(a)
 	}
 }
+
+// {{table}} reads as the set's table, and Into answers the statement for
+// another; a statement that names no table writes none.
+func TestTableMacro(t *testing.T) {
+	src := "-- name: Add\nINSERT INTO {{table}} (id) VALUES (@id);\n\n-- name: Get\nSELECT id FROM t WHERE id = @id;\n"
+	s := MustParse("test", src, []string{"id"}, Numbered("$"), Table("jobs"))
+	type idArg struct {
+		ID int64 `sql:"id"`
+	}
+	add, get := Bind[idArg](s, "Add"), Bind[idArg](s, "Get")
+	if add.SQL != "INSERT INTO jobs (id) VALUES ($1);" || !add.Writes() {
+		t.Fatalf("Add: %q, writes %v", add.SQL, add.Writes())
+	}
+	if got := add.Into(`"spill"`); got != `INSERT INTO "spill" (id) VALUES ($1);` {
+		t.Fatalf("Add into spill: %q", got)
+	}
+	if get.Writes() || get.Into(`"spill"`) != "" {
+		t.Fatalf("Get writes a table: %q", get.Into(`"spill"`))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a set without Table parsed {{table}}")
+		}
+	}()
+	MustParse("test", src, []string{"id"}, Numbered("$"))
+}

@@ -1,8 +1,10 @@
 // Package sqlset reads a driver's statements from one .sql file: each
 // statement follows a `-- name: Name` line. {{cols}} expands to the job
 // columns in scan order; {{cols d: col=expr, …}} to the same list read from
-// alias d with the named columns replaced. The expansion happens once, when
-// the driver package loads.
+// alias d with the named columns replaced. {{table}} marks where a statement
+// names the table it writes: it reads as the set's table (Table), and
+// Stmt.Into answers the statement for another table of the same shape. The
+// expansion happens once, when the driver package loads.
 //
 // Parameters are named, @name. With Numbered, a set rewrites them at load
 // to numbered placeholders ($1, $2, … on PostgreSQL) and Bind ties a
@@ -35,6 +37,10 @@ type Set struct {
 	// params are the named parameters of each numbered statement, in the
 	// order of their numbers; bound the statements Bind has tied to a struct.
 	params map[string][]string
+	// table is what {{table}} reads as in Get; tables holds the statements
+	// that name it, {{table}} left in (Stmt.Into).
+	table  string
+	tables map[string]string
 	mu     sync.Mutex
 	bound  map[string]bool
 }
@@ -50,13 +56,20 @@ func Numbered(placeholder string) Option {
 	return func(s *Set) { s.placeholder = placeholder }
 }
 
+// Table makes {{table}} read as name in the statements Get answers.
+func Table(name string) Option {
+	return func(s *Set) { s.table = name }
+}
+
+const tableMacro = "{{table}}"
+
 var colsMacro = regexp.MustCompile(`\{\{cols(?: (\w+):([^}]*))?\}\}`)
 
 // MustParse reads src; columns is the job column list in scan order. A
 // malformed file is a programming error of the driver and panics at load.
 func MustParse(driver, src string, columns []string, opts ...Option) *Set {
 	s := &Set{driver: driver, columns: columns, byName: map[string]string{},
-		params: map[string][]string{}, bound: map[string]bool{}}
+		params: map[string][]string{}, bound: map[string]bool{}, tables: map[string]string{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -70,6 +83,13 @@ func MustParse(driver, src string, columns []string, opts ...Option) *Set {
 		var params []string
 		if body, params = s.number(name, body); params != nil {
 			s.params[name] = params
+		}
+		if strings.Contains(body, tableMacro) {
+			if s.table == "" {
+				panic(fmt.Sprintf("%s: %s names {{table}}, and the set has no Table", driver, name))
+			}
+			s.tables[name] = body
+			body = strings.ReplaceAll(body, tableMacro, s.table)
 		}
 		s.byName[name] = body
 	}

@@ -62,14 +62,20 @@ func Database(t testing.TB) (*pgdriver.Driver, string) {
 // given, asks whether the role may create one: if not the test is skipped.
 func fresh(t testing.TB, what, may, dropOptions string) string {
 	t.Helper()
+	return freshOn(t, URL(), what, may, dropOptions)
+}
+
+// freshOn is fresh on the database at base.
+func freshOn(t testing.TB, base, what, may, dropOptions string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	name := "skiplock_test_" + hex.EncodeToString(b)
-	admin, err := pgx.Connect(ctx, URL())
+	admin, err := pgx.Connect(ctx, base)
 	if err != nil {
-		t.Fatalf("connect to test database %s: %v (is PostgreSQL running?)", URL(), err)
+		t.Fatalf("connect to test database %s: %v (is PostgreSQL running?)", base, err)
 	}
 	defer admin.Close(ctx)
 	if may != "" {
@@ -87,7 +93,7 @@ func fresh(t testing.TB, what, may, dropOptions string) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, URL())
+		conn, err := pgx.Connect(ctx, base)
 		if err != nil {
 			t.Errorf("drop %s %s: %v", strings.ToLower(what), name, err)
 			return

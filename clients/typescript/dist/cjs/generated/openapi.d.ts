@@ -1056,7 +1056,7 @@ export interface paths {
         };
         /**
          * Totals by state and kind, throughput (unscoped tokens)
-         * @description Any unscoped token. Throughput counts jobs finished in the last minute and the last hour.
+         * @description Any unscoped token. Throughput counts jobs finished in the last minute and the last hour. A server with a read replica counts on the replica and says how far behind it is.
          */
         get: {
             parameters: {
@@ -1090,6 +1090,8 @@ export interface paths {
                                     [key: string]: number;
                                 };
                             };
+                            /** @description How far behind its primary the read replica these counts come from is (serve --read-database-url): the age of the newest change it shows, 0 when it has replayed all it received; null when the server reads no replica */
+                            replica_lag_seconds?: number | null;
                         };
                     };
                 };
