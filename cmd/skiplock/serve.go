@@ -37,10 +37,7 @@ const (
 // serveConfig is the configuration of `skiplock serve`, from flags, then
 // SKIPLOCK_* environment variables, then the config file.
 type serveConfig struct {
-	DatabaseURL string `yaml:"database_url"`
-	// ReadDatabaseURL is a streaming replica that the dashboard, lists,
-	// stats and exports read from (docs/scale.md).
-	ReadDatabaseURL string `yaml:"read_database_url"`
+	DatabaseURL     string `yaml:"database_url"`
 	Listen          string `yaml:"listen"`
 	Insecure        bool   `yaml:"insecure"`
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
@@ -59,6 +56,9 @@ type serveConfig struct {
 	Flow []flowConfig `yaml:"flow"`
 	// Fairness shares queues between their tenants (docs/flow-control.md).
 	Fairness map[string]fairnessConfig `yaml:"fairness"`
+	// ReadDatabaseURL is a streaming replica that the dashboard, lists,
+	// stats and exports read from (docs/scale.md).
+	ReadDatabaseURL string `yaml:"read_database_url"`
 	// ListenDatabaseURL is a direct URL for LISTEN when DatabaseURL goes
 	// through PgBouncer in transaction mode (docs/scale.md).
 	ListenDatabaseURL string `yaml:"listen_database_url"`
