@@ -297,12 +297,14 @@ func appendKey(b []byte, id int64) []byte {
 	return append(b, '"', ':')
 }
 
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
-	err = e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...).Scan(&cancelRequested)
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
+	var s driver.HeldState
+	err := e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...).Scan(&s.Kind, &s.Attempt,
+		&s.MaxRetries, &s.CancelRequested, &s.PauseRequested)
 	if err == pgx.ErrNoRows {
-		return false, driver.ErrLeaseLost
+		return s, driver.ErrLeaseLost
 	}
-	return cancelRequested, err
+	return s, err
 }
 
 func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {

@@ -196,7 +196,7 @@ func (d *Driver) JobCompleteMany(ctx context.Context, jobs []driver.CompletePara
 	return d.roles.completions.JobCompleteMany(ctx, jobs)
 }
 
-func (d *Driver) JobFail(ctx context.Context, p driver.FailHeldParams) (*driver.Job, error) {
+func (d *Driver) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
 	return d.roles.completions.JobFail(ctx, p)
 }
 
@@ -208,7 +208,7 @@ func (d *Driver) JobProgress(ctx context.Context, p driver.ProgressParams) (*dri
 	return d.roles.completions.JobProgress(ctx, p)
 }
 
-func (d *Driver) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
+func (d *Driver) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
 	return d.roles.completions.LockHeld(ctx, h)
 }
 

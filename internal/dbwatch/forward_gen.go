@@ -119,7 +119,7 @@ func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
 	return r0, e.write(err)
 }
 
-func (e executor) JobFail(ctx context.Context, p driver.FailHeldParams) (*driver.Job, error) {
+func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
 	return call1(e, e.write, func(st driver.FailStore) (*driver.Job, error) { return st.JobFail(ctx, p) })
 }
 
@@ -140,7 +140,7 @@ func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	return r0, e.write(err)
 }
 
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
 	r0, err := e.Executor.LockHeld(ctx, h)
 	return r0, e.write(err)
 }
