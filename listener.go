@@ -2,8 +2,11 @@ package skiplock
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
+
+	"github.com/skiplock/skiplock/driver"
 )
 
 // listener runs the client's one wake-up listener (Notifier.Listen) while
@@ -79,6 +82,10 @@ func (c *Client) listen(ctx context.Context, ready func()) {
 		err := n.Listen(ctx, onInsert, c.stopNotified)
 		ready()
 		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, driver.ErrNoListen) {
+			c.log.Info("no LISTEN: workers poll for new jobs", "poll_interval", c.config.FetchPollInterval, "reason", err)
 			return
 		}
 		// Wake-ups may have been missed while disconnected.

@@ -34,6 +34,13 @@ func (c *claimTimer) ClassifyError(err error) error {
 	return err
 }
 
+// count answers how many claims were timed.
+func (c *claimTimer) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.times)
+}
+
 // percentile answers the q-quantile of the claims' durations so far.
 func (c *claimTimer) percentile(q float64) time.Duration {
 	c.mu.Lock()

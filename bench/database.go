@@ -13,7 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
+	"github.com/skiplock/skiplock/internal/pgrole"
 )
 
 // Database is a fresh, migrated Skiplock database of the bench's own: a
@@ -26,18 +28,26 @@ type Database struct {
 	URL string
 	// Admin is a connection to the bench's schema (PostgreSQL only).
 	Admin *pgx.Conn
-	close func()
+	// schema is the bench's schema, and its sessions' application_name;
+	// adminURL reaches the database directly.
+	schema, adminURL string
+	close            func()
 }
 
 // OpenFresh makes a fresh database from url (postgres://…, sqlite:PATH, or
-// "" for a temporary SQLite file). Close drops it unless keep.
-func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
+// "" for a temporary SQLite file). Close drops it unless keep. listenURL
+// is a direct PostgreSQL URL beside a url through a pooler in transaction
+// mode (pool_mode=transaction): the bench makes its schema over it, and
+// reaches the schema through the pooler as a role of its own. pools split
+// the connections by role (PostgreSQL); its sessions, and those of the
+// bench's worker processes, carry the schema as their application_name.
+func OpenFresh(ctx context.Context, url, listenURL string, keep bool, pools pgdriver.Pools) (*Database, error) {
 	if url == "" || url == "sqlite:" {
 		dir, err := os.MkdirTemp("", "skiplock-bench-")
 		if err != nil {
 			return nil, err
 		}
-		db, err := open(ctx, "sqlite:"+filepath.Join(dir, "bench.db"))
+		db, err := open(ctx, "sqlite:"+filepath.Join(dir, "bench.db"), dbopen.Options{})
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -56,9 +66,17 @@ func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
 		return nil, err
 	}
 	if kind != "postgres" {
-		return open(ctx, url)
+		return open(ctx, url, dbopen.Options{})
 	}
-	admin, err := pgx.Connect(ctx, url)
+	pooled := strings.Contains(url, pgdriver.PoolModeParam+"=transaction")
+	adminURL := url
+	if pooled {
+		if listenURL == "" {
+			return nil, fmt.Errorf("listen database url: a database url through a pooler in transaction mode (%s=transaction) needs a direct one beside it, for the bench's schema", pgdriver.PoolModeParam)
+		}
+		adminURL = listenURL
+	}
+	admin, err := connectAdmin(ctx, adminURL)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
@@ -67,17 +85,37 @@ func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
 		admin.Close(ctx)
 		return nil, fmt.Errorf("create schema %s: %w", schema, err)
 	}
+	var dropRole func(context.Context) error
 	drop := func() {
 		if !keep {
 			_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+			if dropRole != nil {
+				_ = dropRole(context.Background())
+			}
 		}
 		admin.Close(context.Background())
 	}
-	db, err := open(ctx, WithSearchPath(url, schema))
+	openURL, opts := WithSearchPath(url, schema)+"&application_name="+schema, dbopen.Options{Pools: pools}
+	if listenURL != "" {
+		opts.ListenDatabaseURL = WithSearchPath(listenURL, schema)
+	}
+	if pooled {
+		var role string
+		if role, dropRole, err = pgrole.ForSchema(ctx, admin, schema); err == nil {
+			openURL, err = pgrole.WithUser(url, role)
+			openURL += "&application_name=" + schema
+		}
+		if err != nil {
+			drop()
+			return nil, err
+		}
+	}
+	db, err := open(ctx, openURL, opts)
 	if err != nil {
 		drop()
 		return nil, err
 	}
+	db.schema, db.adminURL = schema, adminURL
 	if _, err := admin.Exec(ctx, "SET search_path = "+schema); err != nil {
 		db.close()
 		drop()
@@ -89,12 +127,12 @@ func OpenFresh(ctx context.Context, url string, keep bool) (*Database, error) {
 	return db, nil
 }
 
-func open(ctx context.Context, url string) (*Database, error) {
+func open(ctx context.Context, url string, opts dbopen.Options) (*Database, error) {
 	kind, err := dbopen.Kind(url)
 	if err != nil {
 		return nil, err
 	}
-	o, err := dbopen.Open(ctx, url)
+	o, err := dbopen.OpenWith(ctx, url, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -195,6 +233,22 @@ func WithSearchPath(url, schema string) string {
 		sep = "&"
 	}
 	return url + sep + "search_path=" + schema
+}
+
+// connectAdmin connects to url on one connection: the pool's settings
+// (pool_max_conns, …) and pool_mode are the bench's pools', not the
+// server's.
+func connectAdmin(ctx context.Context, url string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	for k := range cfg.RuntimeParams {
+		if strings.HasPrefix(k, "pool_") {
+			delete(cfg.RuntimeParams, k)
+		}
+	}
+	return pgx.ConnectConfig(ctx, cfg)
 }
 
 func randHex(n int) string {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
@@ -68,7 +69,7 @@ func (o Options) WorkerArgs(i int, serverURL, dbURL string) []string {
 	if o.CompleterBatch > 0 {
 		args = append(args, "--completer-batch", strconv.Itoa(o.CompleterBatch))
 	}
-	return args
+	return append(args, poolArgs(o.Pools)...)
 }
 
 // Start runs the server (HTTP) and the worker processes.
@@ -124,6 +125,7 @@ func (r *Remote) Stop(ctx context.Context) error {
 // with --database-url).
 type LibWorkerConfig struct {
 	DatabaseURL       string
+	Pools             pgdriver.Pools
 	Workers           int
 	FetchCooldown     time.Duration
 	FetchPollInterval time.Duration
@@ -134,7 +136,7 @@ type LibWorkerConfig struct {
 // counting finished jobs in worked; ready, when set, is called once the
 // client has started.
 func RunLibWorker(ctx context.Context, c LibWorkerConfig, worked *atomic.Int64, ready func()) error {
-	db, err := dbopen.Open(ctx, c.DatabaseURL)
+	db, err := dbopen.OpenWith(ctx, c.DatabaseURL, dbopen.Options{Pools: c.Pools})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
@@ -21,7 +22,15 @@ var Modes = []string{"drain", "e2e", "latency", "latency-remote", "latency-http"
 // (for the client: Skiplock's own).
 type Options struct {
 	DatabaseURL string
-	Mode        string
+	// ListenDatabaseURL is a direct URL for LISTEN (and the bench's
+	// schema) beside a DatabaseURL through PgBouncer in transaction mode.
+	ListenDatabaseURL string
+	// Pools split each process's connections by role within a budget
+	// (PostgreSQL). e2e on PostgreSQL reports claim_p99_ms (of the bench's
+	// own claims) and sessions_max, the most sessions of the run's
+	// processes pg_stat_activity counted.
+	Pools pgdriver.Pools
+	Mode  string
 	// Jobs to drain or insert.
 	Jobs int
 	// Duration of e2e, the latency modes, http, steady and commit.
@@ -232,7 +241,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	o = o.withDefaults()
-	db, err := OpenFresh(ctx, o.DatabaseURL, o.Keep)
+	db, err := OpenFresh(ctx, o.DatabaseURL, o.ListenDatabaseURL, o.Keep, o.Pools)
 	if err != nil {
 		return Result{}, err
 	}
@@ -298,10 +307,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if o.Mode == "drain" {
 			return h.Drain(ctx, remote, o.Jobs)
 		}
+		sessions := db.watchSessions(ctx, o.Pools)
 		res, err := runE2E(ctx, o, db, remote, h)
 		res.Mode = o.Mode
 		if err == nil {
 			res.Extra = append([]string{fmt.Sprintf("procs=%d", o.Procs)}, res.Extra...)
+			res.Extra = append(res.Extra, sessions(timer)...)
 		}
 		return res, err
 	}
@@ -339,7 +350,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		res.Extra = append(res.Extra, fmt.Sprintf("tenants=%d fair=%t", o.Tenants, o.Fair))
 		return res, err
 	}
-	return runE2E(ctx, o, db, sys, h)
+	sessions := db.watchSessions(ctx, o.Pools)
+	res, err := runE2E(ctx, o, db, sys, h)
+	if err == nil {
+		res.Extra = append(res.Extra, sessions(timer)...)
+	}
+	return res, err
 }
 
 func runE2E(ctx context.Context, o Options, db *Database, sys parker, h *Harness) (Result, error) {

@@ -17,6 +17,10 @@ var (
 	ErrWrongState = errors.New("job is in the wrong state for this operation")
 	// ErrMissingDependency: depends_on names a job that does not exist.
 	ErrMissingDependency = errors.New("depends_on names a job that does not exist")
+	// ErrNoListen is what Notifier.Listen answers when the database can
+	// carry no LISTEN (a pooler in transaction mode and no direct URL):
+	// the caller polls instead of listening again.
+	ErrNoListen = errors.New("no connection can LISTEN")
 )
 
 // MissingDependencyError is ErrMissingDependency naming the parent.

@@ -26,6 +26,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/bench"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 )
 
 type options struct {
@@ -193,7 +194,7 @@ func riverIn(url string, s riverSettings) func(context.Context) (bench.System, s
 
 func skiplockIn(url string) func(context.Context) (bench.System, string, func(), error) {
 	return func(ctx context.Context) (bench.System, string, func(), error) {
-		db, err := bench.OpenFresh(ctx, url, false)
+		db, err := bench.OpenFresh(ctx, url, "", false, pgdriver.Pools{})
 		if err != nil {
 			return nil, "", nil, err
 		}

@@ -10,8 +10,10 @@ import (
 
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/skiplock/skiplock/bench"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
 	"github.com/skiplock/skiplock/skiplockotel"
 )
@@ -61,7 +63,7 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 "result mode=… jobs=… jobs_per_sec=… p50_ms=… p95_ms=… p99_ms=…".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.DatabaseURL = g.databaseURL
+			o.DatabaseURL, o.ListenDatabaseURL = g.databaseURL, g.listenURL()
 			if o.DatabaseURL == "" {
 				o.DatabaseURL = os.Getenv("SKIPLOCK_DATABASE_URL")
 			}
@@ -129,6 +131,7 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e, the latency modes, http, steady and commit run")
 	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency modes and steady: jobs enqueued per second, one at a time; commit: inserts per second")
 	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 1000)")
+	addPoolFlags(f, &o.Pools)
 	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
 	f.IntVar(&o.Producers, "producers", 0, "goroutines inserting at once (default: 1 for e2e and drain, one per CPU for insert)")
 	f.DurationVar(&o.FetchCooldown, "fetch-cooldown", 0, "least time between two claims (default Skiplock's)")
@@ -183,4 +186,13 @@ func newBenchView(r bench.Result) benchView {
 	}
 	return benchView{Mode: r.Mode, Jobs: r.Jobs, ElapsedSeconds: r.Elapsed.Seconds(), JobsPerSec: r.JobsPerSec,
 		P50Ms: ms(r.P50), P95Ms: ms(r.P95), P99Ms: ms(r.P99), Extra: extra}
+}
+
+// addPoolFlags declares the flags of a process's connection pools by role
+// (docs/scale.md#connection-budget).
+func addPoolFlags(f *pflag.FlagSet, p *pgdriver.Pools) {
+	f.IntVar(&p.Claims, "pool-claims", 0, "PostgreSQL connections for claims (default: a share of --pool-budget)")
+	f.IntVar(&p.Completions, "pool-completions", 0, "PostgreSQL connections for completions, failures and heartbeats")
+	f.IntVar(&p.Maintenance, "pool-maintenance", 0, "PostgreSQL connections for everything else")
+	f.IntVar(&p.Budget, "pool-budget", 0, "most PostgreSQL connections of each process, listener included (0: no split)")
 }

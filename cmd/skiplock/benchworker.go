@@ -62,5 +62,6 @@ func newBenchWorkerCmd(g *globals) *cobra.Command {
 	f.DurationVar(&lib.FetchCooldown, "fetch-cooldown", 0, "least time between two claims (library)")
 	f.DurationVar(&lib.FetchPollInterval, "poll-interval", time.Duration(0), "fallback claim interval (library)")
 	f.IntVar(&lib.CompleterBatch, "completer-batch", 0, "most completions per flush (library)")
+	addPoolFlags(f, &lib.Pools)
 	return cmd
 }

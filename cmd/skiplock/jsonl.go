@@ -28,7 +28,7 @@ const jsonlMaxLine = 2*server.DefaultMaxPayloadBytes + 64<<10
 
 // jsonlFlags are the flags that still apply with --jsonl; the job flags
 // do not, as each line carries its own fields.
-var jsonlFlags = map[string]bool{"jsonl": true, "partial": true, "contracts": true, "database-url": true}
+var jsonlFlags = map[string]bool{"jsonl": true, "partial": true, "contracts": true, "database-url": true, "listen-database-url": true}
 
 // jsonlInput is the stream of job specs and what is known of its size.
 type jsonlInput struct {

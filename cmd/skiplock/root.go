@@ -11,12 +11,31 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
 )
+
+// isConfigError says whether opening the database failed on what the user
+// wrote (a URL that does not parse, a listen URL, pools) rather than on the
+// database: a usage error.
+func isConfigError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"parse database url", "parse listen database url", "listen database url", "pools"} {
+		if strings.HasPrefix(msg, p) || strings.Contains(msg, ": "+p) {
+			return true
+		}
+	}
+	return false
+}
 
 // globals are the flags every command shares.
 type globals struct {
 	databaseURL string
+	// listenDatabaseURL is a direct PostgreSQL URL for LISTEN when
+	// databaseURL goes through a pooler in transaction mode.
+	listenDatabaseURL string
+	// pools split the connections by role (serve's config file).
+	pools pgdriver.Pools
 	// readDatabaseURL is a streaming replica that lists, counts and
 	// exports read from (--read-database-url, or SKIPLOCK_READ_DATABASE_URL).
 	readDatabaseURL string
@@ -40,6 +59,8 @@ func newRootCmd() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.databaseURL, "database-url", "",
 		"database: postgres://…, sqlite:PATH or PATH.db (env SKIPLOCK_DATABASE_URL; default skiplock.db)")
+	root.PersistentFlags().StringVar(&g.listenDatabaseURL, "listen-database-url", "",
+		"direct PostgreSQL URL for LISTEN when --database-url goes through PgBouncer in transaction mode (env SKIPLOCK_LISTEN_DATABASE_URL)")
 	root.PersistentFlags().StringVar(&g.readDatabaseURL, "read-database-url", "",
 		"a streaming replica of a postgres:// database to read lists, counts and exports from (env SKIPLOCK_READ_DATABASE_URL)")
 	root.SetFlagErrorFunc(flagError)
@@ -108,6 +129,19 @@ func (g *globals) url() string {
 	return dbopen.DefaultURL
 }
 
+// listenURL answers the listen database URL: flag, then environment.
+func (g *globals) listenURL() string {
+	if g.listenDatabaseURL != "" {
+		return g.listenDatabaseURL
+	}
+	return os.Getenv("SKIPLOCK_LISTEN_DATABASE_URL")
+}
+
+// openOptions are what the database opens with beyond its URL.
+func (g *globals) openOptions() dbopen.Options {
+	return dbopen.Options{ListenDatabaseURL: g.listenURL(), Pools: g.pools}
+}
+
 // readURL answers the replica's URL: flag, then environment; "" for none.
 func (g *globals) readURL() string {
 	if g.readDatabaseURL != "" {
@@ -119,21 +153,21 @@ func (g *globals) readURL() string {
 // open opens the database, creating a SQLite file that does not exist yet;
 // a malformed URL is a usage error.
 func (g *globals) open(ctx context.Context) (dbopen.Opened, error) {
-	return g.openWith(ctx, dbopen.Open)
+	return g.openWith(ctx, dbopen.OpenWith)
 }
 
 // openExisting opens the database but creates none: for commands that only
 // read or act on what is stored, where a new empty file would only hide a
 // wrong directory or URL.
 func (g *globals) openExisting(ctx context.Context) (dbopen.Opened, error) {
-	db, err := g.openWith(ctx, dbopen.OpenExisting)
+	db, err := g.openWith(ctx, dbopen.OpenExistingWith)
 	if errors.Is(err, dbopen.ErrNoDatabase) {
 		return db, fmt.Errorf("%w (start one with 'skiplock serve' or 'skiplock migrate up', or pass --database-url)", err)
 	}
 	return db, err
 }
 
-func (g *globals) openWith(ctx context.Context, open func(context.Context, string) (dbopen.Opened, error)) (dbopen.Opened, error) {
+func (g *globals) openWith(ctx context.Context, open func(context.Context, string, dbopen.Options) (dbopen.Opened, error)) (dbopen.Opened, error) {
 	url, readURL := g.url(), g.readURL()
 	if _, err := dbopen.Kind(url); err != nil {
 		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--database-url: %w", err)}
@@ -141,7 +175,7 @@ func (g *globals) openWith(ctx context.Context, open func(context.Context, strin
 	if err := dbopen.CheckReadURL(url, readURL); err != nil {
 		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--read-database-url: %w", err)}
 	}
-	db, err := open(ctx, url)
+	db, err := open(ctx, url, g.openOptions())
 	if err == nil {
 		if err = db.ReadFrom(ctx, readURL); err != nil {
 			db.Close()
@@ -149,7 +183,7 @@ func (g *globals) openWith(ctx context.Context, open func(context.Context, strin
 	}
 	if err != nil {
 		var ue *usageError
-		if errors.As(err, &ue) || strings.Contains(err.Error(), "parse database url") {
+		if errors.As(err, &ue) || isConfigError(err) {
 			return dbopen.Opened{}, &usageError{err: err}
 		}
 		return dbopen.Opened{}, err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
 	"github.com/skiplock/skiplock/server"
 	"github.com/skiplock/skiplock/skiplockotel"
@@ -36,10 +37,7 @@ const (
 // serveConfig is the configuration of `skiplock serve`, from flags, then
 // SKIPLOCK_* environment variables, then the config file.
 type serveConfig struct {
-	DatabaseURL string `yaml:"database_url"`
-	// ReadDatabaseURL is a streaming replica that the dashboard, lists,
-	// stats and exports read from (docs/scale.md).
-	ReadDatabaseURL string `yaml:"read_database_url"`
+	DatabaseURL     string `yaml:"database_url"`
 	Listen          string `yaml:"listen"`
 	Insecure        bool   `yaml:"insecure"`
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
@@ -58,8 +56,26 @@ type serveConfig struct {
 	Flow []flowConfig `yaml:"flow"`
 	// Fairness shares queues between their tenants (docs/flow-control.md).
 	Fairness map[string]fairnessConfig `yaml:"fairness"`
+	// ReadDatabaseURL is a streaming replica that the dashboard, lists,
+	// stats and exports read from (docs/scale.md).
+	ReadDatabaseURL string `yaml:"read_database_url"`
+	// ListenDatabaseURL is a direct URL for LISTEN when DatabaseURL goes
+	// through PgBouncer in transaction mode (docs/scale.md).
+	ListenDatabaseURL string `yaml:"listen_database_url"`
+	// Pools split the database connections by role within a budget.
+	Pools poolsConfig `yaml:"pools"`
 	// file is the config file read, "" for none.
 	file string
+}
+
+// poolsConfig is pgdriver.Pools in skiplock.yaml:
+//
+//	pools: {budget: 20, claims: 8, completions: 8, maintenance: 3}
+type poolsConfig struct {
+	Claims      int `yaml:"claims"`
+	Completions int `yaml:"completions"`
+	Maintenance int `yaml:"maintenance"`
+	Budget      int `yaml:"budget"`
 }
 
 // periodicConfig declares a cron job in skiplock.yaml:
@@ -112,14 +128,14 @@ with /metrics and /healthz, and the maintenance services. With no flags it
 serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
 
 Configuration: flags, then environment (SKIPLOCK_DATABASE_URL,
-SKIPLOCK_READ_DATABASE_URL, SKIPLOCK_LISTEN,
+SKIPLOCK_LISTEN_DATABASE_URL, SKIPLOCK_READ_DATABASE_URL, SKIPLOCK_LISTEN,
 SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
 SKIPLOCK_CONTRACTS_WIN, SKIPLOCK_LOG_LEVEL, SKIPLOCK_LOG_FORMAT, SKIPLOCK_VAULT),
 then the file (./skiplock.yaml or --config). Tracing follows the OTEL_*
 environment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			flags.DatabaseURL, flags.ReadDatabaseURL = g.databaseURL, g.readDatabaseURL
+			flags.DatabaseURL, flags.ListenDatabaseURL, flags.ReadDatabaseURL = g.databaseURL, g.listenDatabaseURL, g.readDatabaseURL
 			cfg, err := loadServeConfig(cmd, flags, configFile)
 			if err != nil {
 				return err
@@ -174,6 +190,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	}
 	fs := cmd.Flags()
 	pick(flags.DatabaseURL != "", flags.DatabaseURL, "DATABASE_URL", &cfg.DatabaseURL)
+	pick(flags.ListenDatabaseURL != "", flags.ListenDatabaseURL, "LISTEN_DATABASE_URL", &cfg.ListenDatabaseURL)
 	pick(flags.ReadDatabaseURL != "", flags.ReadDatabaseURL, "READ_DATABASE_URL", &cfg.ReadDatabaseURL)
 	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
@@ -217,6 +234,18 @@ func checkServeConfig(cfg serveConfig) error {
 	}
 	if _, err := dbopen.Kind(cfg.DatabaseURL); err != nil {
 		return usagef("--database-url: %v", err)
+	}
+	if cfg.ListenDatabaseURL != "" {
+		if kind, err := dbopen.Kind(cfg.ListenDatabaseURL); err != nil || kind != "postgres" {
+			return usagef("--listen-database-url: %q is not a postgres:// URL", cfg.ListenDatabaseURL)
+		}
+	}
+	if kind, _ := dbopen.Kind(cfg.DatabaseURL); kind == "postgres" {
+		if err := pgdriver.Pools(cfg.Pools).Check(cfg.DatabaseURL, cfg.ListenDatabaseURL); err != nil {
+			return usagef("%v", err)
+		}
+	} else if cfg.Pools != (poolsConfig{}) {
+		return usagef("pools: connection pools apply to PostgreSQL only, not to %s", cfg.DatabaseURL)
 	}
 	if err := dbopen.CheckReadURL(cfg.DatabaseURL, cfg.ReadDatabaseURL); err != nil {
 		return usagef("--read-database-url: %v", err)
@@ -303,7 +332,11 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if _, err := db.Driver.Migrator().Up(ctx, 0); err != nil {
 		return fmt.Errorf("migrate the database: %w", err)
 	}
-	log.Info("database", "driver", db.Driver.Name(), "url", redactURL(cfg.DatabaseURL))
+	dbAttrs := []any{"driver", db.Driver.Name(), "url", redactURL(cfg.DatabaseURL)}
+	if cfg.ListenDatabaseURL != "" {
+		dbAttrs = append(dbAttrs, "listen_url", redactURL(cfg.ListenDatabaseURL))
+	}
+	log.Info("database", dbAttrs...)
 	if cfg.ReadDatabaseURL != "" {
 		log.Info("read replica", "url", redactURL(cfg.ReadDatabaseURL), "reads", "dashboard, lists, stats, metrics, exports")
 	}

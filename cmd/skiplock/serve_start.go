@@ -14,6 +14,7 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/contract"
+	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
@@ -128,7 +129,8 @@ func logPeriodic(log *slog.Logger, entries []periodicConfig) {
 // tokens may serve an address other than loopback without --insecure; a
 // new SQLite file holds none, so none is created only to be refused.
 func openServeDB(ctx context.Context, cfg serveConfig, loopback bool) (dbopen.Opened, error) {
-	g := &globals{databaseURL: cfg.DatabaseURL, readDatabaseURL: cfg.ReadDatabaseURL}
+	g := &globals{databaseURL: cfg.DatabaseURL, listenDatabaseURL: cfg.ListenDatabaseURL, readDatabaseURL: cfg.ReadDatabaseURL,
+		pools: pgdriver.Pools(cfg.Pools)}
 	open := g.open
 	if !loopback && !cfg.Insecure {
 		open = g.openExisting

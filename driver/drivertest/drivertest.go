@@ -19,6 +19,33 @@ import (
 // migrated, empty database for each, and nextID makes such a database give
 // the next job it inserts the id asked for (the cases on ids past 2³¹).
 func Run(t *testing.T, open func(t *testing.T) driver.Driver, nextID func(t *testing.T, d driver.Driver, id int64)) {
+	run(t, cases, open, nextID)
+}
+
+// RunNamed runs the behaviours named (all of them when names is nil), as
+// Run does; a name no behaviour has fails the test, so that a renamed
+// behaviour is not silently left out.
+func RunNamed(t *testing.T, names []string, open func(t *testing.T) driver.Driver, nextID func(t *testing.T, d driver.Driver, id int64)) {
+	if names == nil {
+		run(t, cases, open, nextID)
+		return
+	}
+	byName := map[string]testCase{}
+	for _, c := range cases {
+		byName[c.name] = c
+	}
+	var some []testCase
+	for _, n := range names {
+		c, ok := byName[n]
+		if !ok {
+			t.Fatalf("drivertest: no behaviour named %q", n)
+		}
+		some = append(some, c)
+	}
+	run(t, some, open, nextID)
+}
+
+func run(t *testing.T, cases []testCase, open func(t *testing.T) driver.Driver, nextID func(t *testing.T, d driver.Driver, id int64)) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -16,7 +16,9 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 	if err != nil {
 		return nil, err
 	}
-	return scanJobs(e.q.Query(ctx, jobList.SQL, append([]any{pgx.QueryExecModeDescribeExec}, args...)...))
+	// Unprepared (an unnamed statement, planned for its arguments each time),
+	// described once per connection: safe behind a pooler in transaction mode.
+	return scanJobs(e.q.Query(ctx, jobList.SQL, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...))
 }
 
 // jobListArgs are the parameters of JobList for p, in their numbers' order.

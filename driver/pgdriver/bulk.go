@@ -25,8 +25,9 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 	}
 	// Unprepared, as JobList: each page is planned with its filter's values,
 	// so that a selection by ids, payload or metadata reads their indexes
-	// instead of a generic plan's walk of every job by id.
-	rows, err := e.q.Query(ctx, stmt.SQL, append([]any{pgx.QueryExecModeDescribeExec},
+	// instead of a generic plan's walk of every job by id. An unnamed
+	// statement described once per connection: safe behind PgBouncer too.
+	rows, err := e.q.Query(ctx, stmt.SQL, append([]any{pgx.QueryExecModeCacheDescribe},
 		stmt.Args(selectArgs{filterArgs: f, After: p.AfterID, Limit: p.Limit})...)...)
 	if err != nil {
 		return nil, err

@@ -65,3 +65,11 @@ func OnFoldCopied(t interface{ Cleanup(func()) }, fn func()) {
 func EnsurePartition(d *Driver, ctx context.Context, day time.Time) error {
 	return d.ensurePartition(ctx, day)
 }
+
+// SetPoolWatchInterval makes drivers opened after it look for full pools
+// every d; it answers what sets it back.
+func SetPoolWatchInterval(d time.Duration) (restore func()) {
+	was := poolWatchInterval
+	poolWatchInterval = d
+	return func() { poolWatchInterval = was }
+}

@@ -31,6 +31,10 @@ type Driver struct {
 	upkeep
 	pool     *pgxpool.Pool
 	notifier *notifier
+	// roles are the pools of claims and completions (pools.go).
+	roles roles
+	// watch stops the watcher of full pools; nil when none runs.
+	watch func()
 	// replica reads the replica-safe statements (replica.go); nil: none.
 	replica *Driver
 }
@@ -46,33 +50,26 @@ func New(pool *pgxpool.Pool) *Driver {
 	}}
 	d.executor = executor{q: pool, n: d.notifier, sp: sp}
 	d.upkeep = upkeep{executor: d.executor, vac: &hotTableUpkeep{}}
+	d.roles = roles{claims: d.executor, completions: d.executor}
 	return d
 }
 
 // Connect opens a pool for url (and one for the replica of
-// ReadDatabaseURL) and returns a driver on it; Close closes them.
+// ReadDatabaseURL) and returns a driver on it; Close closes them. Open
+// takes the rest of Options.
 func Connect(ctx context.Context, url string, opts ...Option) (*Driver, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	pool, err := openPool(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	replica, err := connectReplica(ctx, o)
-	if err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return New(pool).ReadFrom(replica), nil
+	return Open(ctx, url, Options{ReadDatabaseURL: o.readURL})
 }
 
 // openPool opens a pool for url and checks that the database answers.
 func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(url)
+	cfg, _, err := parsePoolURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse database url: %w", err)
+		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -85,11 +82,18 @@ func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// Pool is the pool the driver runs on.
+// Pool is the pool the driver runs on (with Pools, the maintenance pool).
 func (d *Driver) Pool() *pgxpool.Pool { return d.pool }
 
-// Close closes the pool, and the replica's.
+// Close closes the pool (the pools, opened by Open with Pools), and the
+// replica's.
 func (d *Driver) Close() {
+	if d.watch != nil {
+		d.watch()
+	}
+	if d.roles.close != nil {
+		d.roles.close()
+	}
 	d.pool.Close()
 	if d.replica != nil {
 		d.replica.pool.Close()

@@ -39,10 +39,20 @@ type Opened struct {
 // driver.ErrUnsupported.
 func (o Opened) Tokens() (driver.TokenStore, error) { return driver.As[driver.TokenStore](o.Driver) }
 
+// Options are what a PostgreSQL database takes beyond its URL; a SQLite
+// one refuses them.
+type Options struct {
+	// ListenDatabaseURL is a direct PostgreSQL URL for LISTEN, when the
+	// database URL goes through a pooler in transaction mode.
+	ListenDatabaseURL string
+	// Pools split the connections by role within a budget.
+	Pools pgdriver.Pools
+}
+
 // openers are the drivers by kind; sqlite registers itself (sqlite.go).
-var openers = map[string]func(ctx context.Context, url string) (Opened, error){
-	"postgres": func(ctx context.Context, url string) (Opened, error) {
-		d, err := pgdriver.Connect(ctx, url)
+var openers = map[string]func(ctx context.Context, url string, opts Options) (Opened, error){
+	"postgres": func(ctx context.Context, url string, opts Options) (Opened, error) {
+		d, err := pgdriver.Open(ctx, url, pgdriver.Options{ListenDatabaseURL: opts.ListenDatabaseURL, Pools: opts.Pools})
 		if err != nil {
 			return Opened{}, pgConnectError(err)
 		}
@@ -52,15 +62,28 @@ var openers = map[string]func(ctx context.Context, url string) (Opened, error){
 
 // Open opens the database at url.
 func Open(ctx context.Context, url string) (Opened, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith opens the database at url with opts.
+func OpenWith(ctx context.Context, url string, opts Options) (Opened, error) {
 	kind, err := Kind(url)
 	if err != nil {
 		return Opened{}, err
+	}
+	if opts.ListenDatabaseURL != "" {
+		if k, err := Kind(opts.ListenDatabaseURL); err != nil || k != "postgres" || kind != "postgres" {
+			return Opened{}, badDatabase{fmt.Errorf("listen database url %q: want a postgres:// URL beside a postgres:// database url", opts.ListenDatabaseURL)}
+		}
+	}
+	if opts.Pools != (pgdriver.Pools{}) && kind != "postgres" {
+		return Opened{}, badDatabase{fmt.Errorf("pools: connection pools apply to PostgreSQL only, not to %s", url)}
 	}
 	open, ok := openers[kind]
 	if !ok {
 		return Opened{}, fmt.Errorf("database url %q: the %s driver is not built in", url, kind)
 	}
-	return open(ctx, url)
+	return open(ctx, url, opts)
 }
 
 // OpenExisting opens the database at url like Open but never creates one: a
@@ -68,10 +91,15 @@ func Open(ctx context.Context, url string) (Opened, error) {
 // read, or act on what is stored, open this way. (Open creates no PostgreSQL
 // database either: the server's administrator does.)
 func OpenExisting(ctx context.Context, url string) (Opened, error) {
+	return OpenExistingWith(ctx, url, Options{})
+}
+
+// OpenExistingWith is OpenExisting with opts.
+func OpenExistingWith(ctx context.Context, url string, opts Options) (Opened, error) {
 	if kind, err := Kind(url); err == nil && kind == "sqlite" {
 		if err := sqliteExists(SQLitePath(url)); err != nil {
 			return Opened{}, err
 		}
 	}
-	return Open(ctx, url)
+	return OpenWith(ctx, url, opts)
 }

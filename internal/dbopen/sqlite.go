@@ -35,7 +35,7 @@ func SQLitePath(url string) string {
 // openSQLite opens the file and migrates it when it is new, so that every
 // command works on a new file at once. An existing Skiplock file is left
 // at its version (`skiplock migrate` changes it).
-func openSQLite(ctx context.Context, url string) (Opened, error) {
+func openSQLite(ctx context.Context, url string, _ Options) (Opened, error) {
 	path := SQLitePath(url)
 	if path == "" {
 		return Opened{}, badDatabase{errors.New("database url " + url + ": no file path")}

@@ -1,0 +1,74 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/skiplock/skiplock/driver/pgdriver"
+)
+
+// sessionSampleEvery is how often watchSessions counts the run's sessions.
+const sessionSampleEvery = 200 * time.Millisecond
+
+// watchSessions counts, while the run lasts, the database sessions of the
+// bench's processes (their application_name is the bench's schema) on
+// PostgreSQL; the answered function stops it and answers the result's
+// extra fields: claim_p99_ms of the bench's own claims (when it claimed),
+// sessions_max, and the budget when pools are set.
+func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func(*claimTimer) []string {
+	if d.Kind != "postgres" {
+		return func(*claimTimer) []string { return nil }
+	}
+	conn, err := connectAdmin(ctx, d.adminURL)
+	if err != nil {
+		return func(*claimTimer) []string { return []string{"sessions_max=error:" + err.Error()} }
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	peak := 0
+	wg.Go(func() {
+		t := time.NewTicker(sessionSampleEvery)
+		defer t.Stop()
+		for {
+			var n int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, d.schema).Scan(&n); err == nil {
+				peak = max(peak, n)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return func(timer *claimTimer) []string {
+		cancel()
+		wg.Wait()
+		conn.Close(context.Background())
+		out := []string{}
+		if timer.count() > 0 {
+			out = append(out, fmt.Sprintf("claim_p99_ms=%.2f", ms(timer.percentile(0.99))))
+		}
+		out = append(out, fmt.Sprintf("sessions_max=%d", peak))
+		if pools.Budget > 0 {
+			out = append(out, fmt.Sprintf("budget=%d", pools.Budget))
+		}
+		return out
+	}
+}
+
+// poolArgs are the bench-worker flags that give a worker process p.
+func poolArgs(p pgdriver.Pools) []string {
+	var args []string
+	for _, f := range []struct {
+		flag string
+		n    int
+	}{{"--pool-claims", p.Claims}, {"--pool-completions", p.Completions}, {"--pool-maintenance", p.Maintenance}, {"--pool-budget", p.Budget}} {
+		if f.n > 0 {
+			args = append(args, f.flag, fmt.Sprint(f.n))
+		}
+	}
+	return args
+}
