@@ -10,7 +10,8 @@ import (
 )
 
 // DefaultExportBatch is how many jobs Export gathers before it stores them:
-// the most jobs one part holds, and about what it keeps in memory.
+// the most jobs one part holds. Export keeps about twice that in memory: the
+// batch it gathers and the one it stores.
 const DefaultExportBatch = 50_000
 
 // ExportParams is one Export.
@@ -42,8 +43,9 @@ const exportPage = skiplock.MaxJobListLimit
 // [From, To) to the vault, skipping the versions it holds: run again after
 // an interruption, it stores only what is missing. It reads the archive a
 // page at a time in the database's own order (driver.RetentionStore's
-// ArchiveRange), so that its memory is bounded by Batch whatever the range.
-func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (ExportProgress, error) {
+// ArchiveRange), so that its memory is bounded by Batch whatever the range;
+// it reads the next batch while it stores one.
+func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (st ExportProgress, err error) {
 	if p.Batch < 0 {
 		return ExportProgress{}, fmt.Errorf("batch: must not be negative, got %d", p.Batch)
 	}
@@ -58,25 +60,47 @@ func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (
 	if err != nil {
 		return ExportProgress{}, err
 	}
-	var (
-		st    ExportProgress
-		batch []*skiplock.JobRow
-		share = rangeShare(p.From, p.To, time.Now())
-	)
-	flush := func() error {
-		res, err := v.Put(ctx, batch)
-		if err != nil {
-			return err
-		}
-		st.Stored += res.Stored
-		st.Held += res.Held
-		batch = batch[:0]
-		return nil
-	}
-	// The next page is read while this one is written: the database and
-	// the Parquet encoder work at once.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var (
+		batch []*skiplock.JobRow
+		spare []*skiplock.JobRow // the batch the last store had, for reuse
+		share = rangeShare(p.From, p.To, time.Now())
+		// One store runs while the next batch is read: the database, the
+		// Parquet encoder and the vault's writes work at once. Stores run one
+		// at a time and in order, as they would one after the other.
+		storing chan storeDone
+	)
+	wait := func() error {
+		if storing == nil {
+			return nil
+		}
+		d := <-storing
+		storing = nil
+		st.Stored += d.res.Stored
+		st.Held += d.res.Held
+		spare = d.jobs[:0]
+		return d.err
+	}
+	// A store under way when Export returns early ends (and counts) first:
+	// no write outlives Export.
+	defer func() {
+		if werr := wait(); err == nil {
+			err = werr
+		}
+	}()
+	flush := func() error {
+		if err := wait(); err != nil {
+			return err
+		}
+		storing = make(chan storeDone, 1)
+		go func(done chan<- storeDone, jobs []*skiplock.JobRow) {
+			res, err := v.Put(ctx, jobs)
+			done <- storeDone{jobs, res, err}
+		}(storing, batch)
+		batch, spare = spare, nil
+		return nil
+	}
 	pages := readPages(ctx, store, driver.RangeParams{From: p.From, To: p.To, Limit: exportPage})
 	for pg := range pages {
 		if pg.err != nil {
@@ -106,8 +130,18 @@ func Export(ctx context.Context, c *skiplock.Client, v *Vault, p ExportParams) (
 			return st, err
 		}
 	}
+	if err := wait(); err != nil {
+		return st, err
+	}
 	st.Done = 1
 	return st, nil
+}
+
+// storeDone is the end of one store of Export.
+type storeDone struct {
+	jobs []*skiplock.JobRow
+	res  StoreResult
+	err  error
 }
 
 // page is one read of readPages.
