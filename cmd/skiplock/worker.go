@@ -102,13 +102,13 @@ ends the worker with exit status 2.`,
 	f.DurationVar(&c.killGrace, "kill-grace", 10*time.Second, "time between SIGTERM and SIGKILL of a cancelled job's command")
 	f.DurationVar(&c.retryLater, "retry-later", 30*time.Second, "retry delay after exit status 75")
 	f.StringVar(&c.logFormat, "log-format", "", logFormatUsage)
-	// The global --database-url (and --listen-database-url) does not apply (the worker reaches the
-	// database through --server): this local flag hides it from the help
-	// and takes it, as scripts give every command the same flags.
-	f.String("database-url", "", "")
-	_ = f.MarkHidden("database-url")
-	f.String("listen-database-url", "", "")
-	_ = f.MarkHidden("listen-database-url")
+	// The global database URLs do not apply (the worker reaches the
+	// database through --server): these local flags hide them from the help
+	// and take them, as scripts give every command the same flags.
+	for _, name := range []string{"database-url", "listen-database-url", "read-database-url"} {
+		f.String(name, "", "")
+		_ = f.MarkHidden(name)
+	}
 	return cmd
 }
 
