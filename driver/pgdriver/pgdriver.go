@@ -31,12 +31,14 @@ type Driver struct {
 	upkeep
 	pool     *pgxpool.Pool
 	notifier *notifier
+	// citus: whether the schema is distributed on Citus (citus.go).
+	citus *citusMode
 }
 
 // New returns a driver on pool. The schema is the pool's search_path (set
 // it with `?search_path=name` in the URL to keep several apart).
 func New(pool *pgxpool.Pool) *Driver {
-	d := &Driver{pool: pool, notifier: &notifier{pool: pool}}
+	d := &Driver{pool: pool, notifier: &notifier{pool: pool}, citus: &citusMode{}}
 	sp := &hotSpill{read: func(ctx context.Context) (string, error) {
 		var t string
 		err := pool.QueryRow(ctx, spillTarget).Scan(&t)

@@ -1,0 +1,172 @@
+package pgdriver
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/migrations"
+)
+
+// citusSQL distributes a migrated schema on Citus (docs/scale.md).
+//
+//go:embed citus.sql
+var citusSQL string
+
+// CitusOptions shape how Distribute spreads a schema over a Citus cluster.
+type CitusOptions struct {
+	// Shards is how many shards the jobs and the archive are split into;
+	// 0 leaves it to Citus (its citus.shard_count, 32 unless set).
+	Shards int
+}
+
+// ErrNoCitus is answered by Distribute on a database without the citus
+// extension.
+var ErrNoCitus = errors.New("the citus extension is not installed in this database: run CREATE EXTENSION citus on the coordinator (and on each worker) first, see docs/scale.md")
+
+// Distribute makes the migrated schema a Citus one: jobs and the archive
+// distributed by queue, the small tables reference tables. It answers false
+// when the schema was distributed already, and refuses a schema with
+// migrations still to apply (each later migration then runs on the
+// distributed schema; Citus passes its DDL on to the shards).
+func (d *Driver) Distribute(ctx context.Context, o CitusOptions) (bool, error) {
+	if o.Shards < 0 || o.Shards > 4096 {
+		return false, fmt.Errorf("citus shards: must be between 0 and 4096, got %d", o.Shards)
+	}
+	all, err := migrations.Load(migrationFiles, "migrations")
+	if err != nil {
+		return false, err
+	}
+	done := false
+	err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('skiplock_migrate'))`); err != nil {
+			return err
+		}
+		var installed bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&installed); err != nil {
+			return err
+		}
+		if !installed {
+			return ErrNoCitus
+		}
+		applied, err := appliedVersions(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("read the applied migrations (run migrate up first): %w", err)
+		}
+		if pending := migrations.Pending(all, applied, 0); len(pending) > 0 {
+			return fmt.Errorf("distribute on citus: %d migrations are not applied yet (run migrate up first)", len(pending))
+		}
+		var distributed bool
+		if err := tx.QueryRow(ctx, citusDistributed).Scan(&distributed); err != nil {
+			return err
+		}
+		if distributed {
+			return nil
+		}
+		if o.Shards > 0 {
+			if _, err := tx.Exec(ctx, `SELECT set_config('citus.shard_count', $1, true)`, strconv.Itoa(o.Shards)); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, citusSQL); err != nil {
+			return fmt.Errorf("distribute on citus: %w", err)
+		}
+		done = true
+		return nil
+	})
+	if err == nil && done {
+		d.citus.set(true)
+	}
+	return done, err
+}
+
+// citusDistributed answers whether this schema's jobs are a distributed table.
+const citusDistributed = `SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass('skiplock_jobs'))`
+
+// citusMode remembers whether the schema is distributed on Citus, once known.
+type citusMode struct {
+	mu    sync.Mutex
+	known bool
+	on    bool
+}
+
+func (c *citusMode) set(on bool) {
+	c.mu.Lock()
+	c.known, c.on = true, on
+	c.mu.Unlock()
+}
+
+// OnCitus answers whether the schema's jobs are distributed on Citus.
+func (d *Driver) OnCitus(ctx context.Context) (bool, error) {
+	d.citus.mu.Lock()
+	defer d.citus.mu.Unlock()
+	if d.citus.known {
+		return d.citus.on, nil
+	}
+	var installed bool
+	if err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&installed); err != nil {
+		return false, err
+	}
+	on := false
+	if installed {
+		if err := d.pool.QueryRow(ctx, citusDistributed).Scan(&on); err != nil {
+			return false, err
+		}
+	}
+	d.citus.known, d.citus.on = true, on
+	return on, nil
+}
+
+// On Citus the hot table is a set of shards on the workers. Rebuilding it
+// (a new table renamed into place) and spill tables (children that inherit
+// from it) cannot be distributed, so neither runs there: each shard is a
+// small table of its own that vacuum keeps (HotTableVacuum below).
+
+// HotTableRebuild rebuilds the hot table, except on Citus.
+func (d *Driver) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
+	if on, err := d.OnCitus(ctx); err != nil || on {
+		return driver.Rebuild{}, err
+	}
+	return d.upkeep.HotTableRebuild(ctx, limits)
+}
+
+// HotTableSpill keeps new jobs in spill tables while the hot table is held,
+// except on Citus.
+func (d *Driver) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
+	if on, err := d.OnCitus(ctx); err != nil || on {
+		return driver.Spill{}, err
+	}
+	return d.upkeep.HotTableSpill(ctx, open, limits)
+}
+
+// citusHotTableDead sums the dead rows of the hot table's shards, each read
+// on its worker: the coordinator's table holds no rows of its own.
+const citusHotTableDead = `SELECT coalesce(sum(result::bigint), 0) FROM run_command_on_shards('skiplock_jobs',
+    $$SELECT pg_stat_get_dead_tuples('%s'::regclass)$$) WHERE success`
+
+// HotTableVacuum vacuums the hot table when deadRows have piled up. On
+// Citus it counts them over the shards, and the VACUUM the coordinator is
+// sent runs on every shard, each on its worker.
+func (d *Driver) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error) {
+	on, err := d.OnCitus(ctx)
+	if err != nil {
+		return false, err
+	}
+	if !on {
+		return d.upkeep.HotTableVacuum(ctx, deadRows)
+	}
+	var dead int64
+	if err := d.pool.QueryRow(ctx, citusHotTableDead).Scan(&dead); err != nil || dead < deadRows {
+		return false, err
+	}
+	if _, err := d.pool.Exec(ctx, `VACUUM (TRUNCATE false, PROCESS_TOAST false) skiplock_jobs`); err != nil {
+		return false, fmt.Errorf("vacuum the hot table's shards: %w", err)
+	}
+	return true, nil
+}
