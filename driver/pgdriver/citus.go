@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -89,38 +91,120 @@ func (d *Driver) Distribute(ctx context.Context, o CitusOptions) (bool, error) {
 // citusDistributed answers whether this schema's jobs are a distributed table.
 const citusDistributed = `SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = to_regclass('skiplock_jobs'))`
 
-// citusMode remembers whether the schema is distributed on Citus, once known.
+// citusMode remembers whether the schema is distributed on Citus, once
+// known: an atomic load on the hot path, a query the first time.
 type citusMode struct {
 	mu    sync.Mutex
-	known bool
-	on    bool
+	state atomic.Int32 // citusUnknown, citusOff or citusOn
 }
 
+const (
+	citusUnknown int32 = iota
+	citusOff
+	citusOn
+)
+
 func (c *citusMode) set(on bool) {
-	c.mu.Lock()
-	c.known, c.on = true, on
-	c.mu.Unlock()
+	if on {
+		c.state.Store(citusOn)
+	} else {
+		c.state.Store(citusOff)
+	}
 }
 
 // OnCitus answers whether the schema's jobs are distributed on Citus.
-func (d *Driver) OnCitus(ctx context.Context) (bool, error) {
-	d.citus.mu.Lock()
-	defer d.citus.mu.Unlock()
-	if d.citus.known {
-		return d.citus.on, nil
+func (d *Driver) OnCitus(ctx context.Context) (bool, error) { return d.citus.on(ctx, d.pool) }
+
+// on answers whether the schema is distributed, asking q once.
+func (c *citusMode) on(ctx context.Context, q querier) (bool, error) {
+	switch c.state.Load() {
+	case citusOff:
+		return false, nil
+	case citusOn:
+		return true, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.state.Load(); st != citusUnknown {
+		return st == citusOn, nil
 	}
 	var installed bool
-	if err := d.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&installed); err != nil {
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&installed); err != nil {
 		return false, err
 	}
 	on := false
 	if installed {
-		if err := d.pool.QueryRow(ctx, citusDistributed).Scan(&on); err != nil {
+		if err := q.QueryRow(ctx, citusDistributed).Scan(&on); err != nil {
 			return false, err
 		}
 	}
-	d.citus.known, d.citus.on = true, on
+	c.set(on)
 	return on, nil
+}
+
+// onCitus answers whether the schema is distributed on Citus (false for a
+// migration's executor, which has no citusMode).
+func (e executor) onCitus(ctx context.Context) (bool, error) {
+	if e.citus == nil {
+		return false, nil
+	}
+	return e.citus.on(ctx, e.q)
+}
+
+// The maintenance statements that pick jobs across queues, in the form a
+// schema distributed on Citus can run (citus_queries.sql).
+var (
+	citusJobRescuePaused     = bind[pageArgs]("CitusJobRescuePaused")
+	citusJobRescueRequeue    = bind[pageArgs]("CitusJobRescueRequeue")
+	citusJobRescueFinal      = bind[pageArgs]("CitusJobRescueFinal")
+	citusJobPromoteScheduled = bind[pageArgs]("CitusJobPromoteScheduled")
+)
+
+// planSettings answers settings as a schema distributed on Citus can take
+// them: without forcing the generic plan, which Citus cannot distribute
+// over several shards (the claim, one shard's, is planned on its worker).
+func (e executor) planSettings(ctx context.Context, settings string) (string, error) {
+	on, err := e.onCitus(ctx)
+	if err != nil || !on {
+		return settings, err
+	}
+	return strings.Replace(settings, forceGenericPlan, "", 1), nil
+}
+
+// forceGenericPlan is the part of genericPlan (and the settings built on
+// it) that Citus cannot take.
+const forceGenericPlan = "set_config('plan_cache_mode', 'force_generic_plan', true), "
+
+// citusRefuses answers an error naming what a job asks for that a schema
+// distributed on Citus cannot do (docs/scale.md): dependencies (a parent
+// may live in any shard, and its row cannot be locked from another),
+// flow control (its slots are freed by a trigger that cannot write another
+// table from a shard) and window keys (their expiry is compared with now()
+// in a conflict clause, which Citus refuses). Plain jobs are never asked
+// about, so they pay nothing.
+func (e executor) citusRefuses(ctx context.Context, jobs []*driver.InsertParams) error {
+	field := ""
+	for _, p := range jobs {
+		switch {
+		case len(p.DependsOn) > 0:
+			field = "depends_on"
+		case p.Flow != nil:
+			field = "concurrency_key and rate_key"
+		case p.IdempotencyKey != "" && p.UniqueWindow > 0:
+			field = "an idempotency key with a window"
+		default:
+			continue
+		}
+		break
+	}
+	if field == "" {
+		return nil
+	}
+	on, err := e.onCitus(ctx)
+	if err != nil || !on {
+		return err
+	}
+	return fmt.Errorf("%s: %w on a schema distributed on Citus (see docs/scale.md)", field, driver.ErrUnsupported)
 }
 
 // On Citus the hot table is a set of shards on the workers. Rebuilding it

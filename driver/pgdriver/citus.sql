@@ -7,10 +7,10 @@
 -- (leaders, schedules, tokens, contracts, counters, processes, janitor runs)
 -- stay plain tables on the coordinator, which every client connects to. A distributed table's unique keys must hold the distribution column:
 -- the primary key becomes (id, queue), and an idempotency key is unique per
--- tenant and queue. Citus keeps a trigger on a distributed table only when
--- told it is safe: the one trigger, which frees a job's concurrency slot,
--- writes the reference table of slots only.
-SET LOCAL citus.enable_unsafe_triggers = on;
+-- tenant and queue. The triggers that free a job's concurrency slot go: a
+-- shard cannot write another table, so the driver refuses flow keys here.
+DROP TRIGGER skiplock_flow_release_update ON skiplock_jobs;
+DROP TRIGGER skiplock_flow_release_delete ON skiplock_jobs;
 -- The DDL below and the shards' creation share this transaction.
 SET LOCAL citus.multi_shard_modify_mode = 'sequential';
 ALTER TABLE skiplock_jobs DROP CONSTRAINT skiplock_jobs_pkey;

@@ -202,6 +202,10 @@ type localStmt struct {
 // inLocalTxMany runs stmts in order in a transaction of its own after
 // settings, all sent as one pipeline.
 func (e executor) inLocalTxMany(ctx context.Context, settings string, stmts ...localStmt) error {
+	settings, err := e.planSettings(ctx, settings)
+	if err != nil {
+		return err
+	}
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(settings)

@@ -18,7 +18,11 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		if e.inCallersTx() {
 			return nil
 		}
-		_, err := tx.q.Exec(ctx, settings)
+		settings, err := e.planSettings(ctx, settings)
+		if err != nil {
+			return err
+		}
+		_, err = tx.q.Exec(ctx, settings)
 		return err
 	}
 	err := e.inTx(ctx, func(tx executor) error {
@@ -33,12 +37,18 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		if res.Paused, err = tx.rescuePaused(ctx, limit, since); err != nil {
 			return err
 		}
-		queues, err := collectStrings(tx.q.Query(ctx, jobRescueRequeue.SQL, jobRescueRequeue.Args(pageArgs{limit, since})...))
+		requeue, final := jobRescueRequeue, jobRescueFinal
+		if citus, err := tx.onCitus(ctx); err != nil {
+			return err
+		} else if citus {
+			requeue, final = citusJobRescueRequeue, citusJobRescueFinal
+		}
+		queues, err := collectStrings(tx.q.Query(ctx, requeue.SQL, requeue.Args(pageArgs{limit, since})...))
 		if err != nil {
 			return err
 		}
 		res.Requeued = len(queues)
-		rows, err := tx.q.Query(ctx, jobRescueFinal.SQL, jobRescueFinal.Args(pageArgs{limit, since})...)
+		rows, err := tx.q.Query(ctx, final.SQL, final.Args(pageArgs{limit, since})...)
 		if err != nil {
 			return err
 		}
@@ -78,7 +88,13 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	}
 	res.Now = res.Now.UTC()
 	var queues []string
-	err := e.pinned(ctx, genericPlan, jobPromoteScheduled.SQL, jobPromoteScheduled.Args(pageArgs{limit, since}), func(rows pgx.Rows, err error) error {
+	promote := jobPromoteScheduled
+	if citus, err := e.onCitus(ctx); err != nil {
+		return res, err
+	} else if citus {
+		promote = citusJobPromoteScheduled
+	}
+	err := e.pinned(ctx, genericPlan, promote.SQL, promote.Args(pageArgs{limit, since}), func(rows pgx.Rows, err error) error {
 		queues, err = collectStrings(rows, err)
 		return err
 	})
@@ -134,7 +150,8 @@ func (e executor) settleDeps(ctx context.Context, limit int) ([]string, error) {
 
 // anyDepsOrWaiting answers whether any dependency link exists, and whether
 // any job is waiting.
-const anyDepsOrWaiting = `SELECT EXISTS (SELECT FROM skiplock_job_deps), EXISTS (SELECT FROM skiplock_jobs WHERE state = 'waiting')`
+// (SELECT 1, not an empty select list: Citus cannot distribute that.)
+const anyDepsOrWaiting = `SELECT EXISTS (SELECT 1 FROM skiplock_job_deps), EXISTS (SELECT 1 FROM skiplock_jobs WHERE state = 'waiting')`
 
 // DepsOfParents removes and answers the dependency links to parents.
 func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.DepLink, error) {

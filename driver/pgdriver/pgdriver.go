@@ -44,7 +44,7 @@ func New(pool *pgxpool.Pool) *Driver {
 		err := pool.QueryRow(ctx, spillTarget).Scan(&t)
 		return t, err
 	}}
-	d.executor = executor{q: pool, n: d.notifier, sp: sp}
+	d.executor = executor{q: pool, n: d.notifier, sp: sp, citus: d.citus}
 	d.upkeep = upkeep{executor: d.executor, vac: &hotTableUpkeep{}}
 	return d
 }
@@ -79,7 +79,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier, sp: d.sp}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier, sp: d.sp, citus: d.citus}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -87,7 +87,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier, sp: d.sp}, nil
+	return executor{q: t, n: d.notifier, sp: d.sp, citus: d.citus}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -100,6 +100,9 @@ type executor struct {
 	n *notifier
 	// sp tells where new plain jobs go (spill.go); nil: the hot table.
 	sp *hotSpill
+	// citus: whether the schema is distributed on Citus (citus.go); nil:
+	// never asked (a migration's executor).
+	citus *citusMode
 }
 
 type executorTx struct {
@@ -112,7 +115,7 @@ func (t *executorTx) Rollback(ctx context.Context) error { return t.tx.Rollback(
 
 // inTx runs fn in a transaction: a new one, or a savepoint in the caller's.
 func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
-	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp}) })
+	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp, citus: e.citus}) })
 }
 
 func isUniqueViolation(err error) bool {

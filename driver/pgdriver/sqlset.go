@@ -30,10 +30,16 @@ var flowSQL string
 //go:embed bulk.sql
 var bulkSQL string
 
+// citusQueriesSQL holds the maintenance statements of a schema distributed
+// on Citus (citus.go); it starts with a "-- name:" line too.
+//
+//go:embed citus_queries.sql
+var citusQueriesSQL string
+
 // queries are the driver's statements, expanded once at start-up, their
 // @name parameters numbered $1, $2, … so that they prepare and plan as
 // written.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL, sqlset.JobColumns, sqlset.Numbered("$"))
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+citusQueriesSQL, sqlset.JobColumns, sqlset.Numbered("$"))
 
 // q answers a statement without parameters (every parameter is named).
 func q(name string) string { return queries.Positional(name) }
