@@ -158,7 +158,39 @@ var (
 	citusJobRescueRequeue    = bind[pageArgs]("CitusJobRescueRequeue")
 	citusJobRescueFinal      = bind[pageArgs]("CitusJobRescueFinal")
 	citusJobPromoteScheduled = bind[pageArgs]("CitusJobPromoteScheduled")
+	citusJobQueue            = bind[idArg]("CitusJobQueue")
+	citusJobHeldForUpdate    = bind[citusHeldArgs]("CitusJobHeldForUpdate")
+	citusJobLiveForUpdate    = bind[citusIDArgs]("CitusJobLiveForUpdate")
+	citusJobFailHeld         = bind[citusFailArgs]("CitusJobFailHeld")
 )
+
+// The arguments of the statements that lock one job in its queue's shard.
+type (
+	citusIDArgs struct {
+		ID    int64  `sql:"id"`
+		Queue string `sql:"queue"`
+	}
+	citusHeldArgs struct {
+		heldArgs
+		Queue string `sql:"queue"`
+	}
+	citusFailArgs struct {
+		failArgs
+		Queue string `sql:"queue"`
+	}
+)
+
+// jobQueue answers the queue of a live job on Citus, "" for a job not live
+// (finished, or unknown), which the statement after it then finds in no
+// shard: a statement that locks a job's row must name its shard there.
+func (e executor) jobQueue(ctx context.Context, id int64) (string, error) {
+	var queue string
+	err := e.q.QueryRow(ctx, citusJobQueue.SQL, citusJobQueue.Args(idArg{id})...).Scan(&queue)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return queue, err
+}
 
 // planSettings answers settings as a schema distributed on Citus can take
 // them: without forcing the generic plan, which Citus cannot distribute

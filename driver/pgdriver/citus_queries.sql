@@ -54,3 +54,50 @@ WITH x AS (
 UPDATE skiplock_jobs j SET state = 'pending', updated_at = now()
 WHERE j.id = ANY(ARRAY(SELECT id FROM x)) AND j.state = 'scheduled' AND j.run_at <= now()
 RETURNING j.queue;
+
+-- name: CitusJobQueue
+-- A job's queue, read from every shard without a lock: the statements below
+-- lock the job's row in its queue's shard, as Citus can (one shard's).
+SELECT queue FROM skiplock_jobs WHERE id = @id;
+
+-- name: CitusJobHeldForUpdate
+SELECT cancel_requested FROM skiplock_jobs
+WHERE id = @id AND queue = @queue AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
+FOR UPDATE;
+
+-- name: CitusJobLiveForUpdate
+SELECT state FROM skiplock_jobs WHERE id = @id AND queue = @queue FOR UPDATE;
+
+-- name: CitusJobFailHeld
+-- JobFailHeld, each part in the job's queue: one shard's statement.
+WITH h AS (
+    SELECT id, cancel_requested, pause_requested AND NOT cancel_requested AS pause,
+           @retryable::boolean AND attempt <= max_retries AS retryable,
+           now() + make_interval(secs => coalesce((@waits::float8[])[array_position(@wait_kinds::text[], kind)],
+               @wait::float8)) AS run_at
+    FROM skiplock_jobs
+    WHERE id = @id AND queue = @queue AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
+    FOR UPDATE
+), kept AS (
+    UPDATE skiplock_jobs j
+    SET state = CASE WHEN h.pause THEN 'paused' WHEN h.run_at <= now() THEN 'pending' ELSE 'scheduled' END,
+        run_at = CASE WHEN h.pause THEN j.run_at ELSE h.run_at END,
+        attempt = j.attempt - CASE WHEN h.pause THEN 1 ELSE 0 END,
+        errors = CASE WHEN h.pause THEN j.errors ELSE j.errors || jsonb_set(@error::jsonb, ARRAY['0', 'retryable'], 'true') END,
+        worker_id = NULL, lease_until = NULL, pause_requested = false, updated_at = now()
+    FROM h
+    WHERE j.id = h.id AND j.queue = @queue AND (h.pause OR (h.retryable AND NOT h.cancel_requested))
+    RETURNING {{cols j:}}
+), d AS (
+    DELETE FROM skiplock_jobs j USING h
+    WHERE j.id = h.id AND j.queue = @queue AND NOT h.pause AND NOT (h.retryable AND NOT h.cancel_requested)
+    RETURNING j.*, h.retryable AS entry_retryable
+), a AS (
+    INSERT INTO skiplock_jobs_archive ({{cols}})
+    SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'failed' END, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || jsonb_set(@error::jsonb, ARRAY['0', 'retryable'], to_jsonb(d.entry_retryable))}}
+    FROM d
+    RETURNING {{cols}}
+)
+SELECT {{cols}}, false FROM kept
+UNION ALL
+SELECT {{cols a:}}, EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.parent_id = a.id) FROM a;

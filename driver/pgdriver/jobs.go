@@ -302,11 +302,29 @@ func appendKey(b []byte, id int64) []byte {
 }
 
 func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
-	err = e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...).Scan(&cancelRequested)
+	row, err := e.lockHeldRow(ctx, h)
+	if err != nil {
+		return false, err
+	}
+	err = row.Scan(&cancelRequested)
 	if err == pgx.ErrNoRows {
 		return false, driver.ErrLeaseLost
 	}
 	return cancelRequested, err
+}
+
+// lockHeldRow locks a held job's row: in its queue's shard on Citus (a
+// job not live there reads as no row).
+func (e executor) lockHeldRow(ctx context.Context, h driver.HeldJob) (pgx.Row, error) {
+	citus, err := e.onCitus(ctx)
+	if err != nil || !citus {
+		return e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...), err
+	}
+	queue, err := e.jobQueue(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
+	return e.q.QueryRow(ctx, citusJobHeldForUpdate.SQL, citusJobHeldForUpdate.Args(citusHeldArgs{heldArgs(h), queue})...), nil
 }
 
 func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {

@@ -389,8 +389,10 @@ FROM d
 RETURNING id;
 
 -- name: QueuePause
-INSERT INTO skiplock_queues (name, paused) VALUES (@name, @paused)
-ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now();
+-- now() in the values, not the update: Citus runs no STABLE function in the
+-- DO UPDATE of its reference table of queues.
+INSERT INTO skiplock_queues (name, paused, updated_at) VALUES (@name, @paused, now())
+ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = EXCLUDED.updated_at;
 
 -- name: QueueExists
 SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = @name)
