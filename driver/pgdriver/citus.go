@@ -14,6 +14,7 @@ import (
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/migrations"
+	"github.com/skiplock/skiplock/driver/sqlset"
 )
 
 // citusSQL distributes a migrated schema on Citus (docs/scale.md).
@@ -157,12 +158,17 @@ var (
 	citusJobRescuePaused     = bind[pageArgs]("CitusJobRescuePaused")
 	citusJobRescueRequeue    = bind[pageArgs]("CitusJobRescueRequeue")
 	citusJobRescueFinal      = bind[pageArgs]("CitusJobRescueFinal")
+	citusJobRescueExhausted  = bind[pageArgs]("CitusJobRescueExhausted")
 	citusJobPromoteScheduled = bind[pageArgs]("CitusJobPromoteScheduled")
+	citusJobHeartbeat        = bind[heartbeatArgs]("CitusJobHeartbeat")
 	citusJobQueue            = bind[idArg]("CitusJobQueue")
 	citusJobHeldForUpdate    = bind[citusHeldArgs]("CitusJobHeldForUpdate")
 	citusJobLiveForUpdate    = bind[citusIDArgs]("CitusJobLiveForUpdate")
 	citusJobFailHeld         = bind[citusFailArgs]("CitusJobFailHeld")
 )
+
+// pageStmt is a statement that picks a page of jobs (pageArgs).
+type pageStmt = sqlset.Stmt[pageArgs]
 
 // The arguments of the statements that lock one job in its queue's shard.
 type (

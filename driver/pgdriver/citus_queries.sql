@@ -9,7 +9,7 @@
 UPDATE skiplock_jobs j
 SET state = 'paused', worker_id = NULL, lease_until = NULL, pause_requested = false, updated_at = now(),
     errors = j.errors || jsonb_set(jsonb_build_array(jsonb_build_object('attempt', 0, 'type', 'lease_expired',
-        'message', 'lease expired', 'at', now(), 'retryable', true)), '{0,attempt}', j.attempt::text::jsonb)
+        'message', 'lease expired', 'at', now(), 'retryable', true)), ARRAY['0', 'attempt'], j.attempt::text::jsonb)
 WHERE j.id = ANY(ARRAY(
     SELECT id FROM skiplock_jobs
     WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND pause_requested AND NOT cancel_requested
@@ -27,22 +27,38 @@ WITH x AS (
 UPDATE skiplock_jobs j
 SET state = 'pending', worker_id = NULL, lease_until = NULL, updated_at = now(),
     errors = j.errors || jsonb_set(jsonb_build_array(jsonb_build_object('attempt', 0, 'type', 'lease_expired',
-        'message', 'lease expired', 'at', now(), 'retryable', true)), '{0,attempt}', j.attempt::text::jsonb)
+        'message', 'lease expired', 'at', now(), 'retryable', true)), ARRAY['0', 'attempt'], j.attempt::text::jsonb)
 WHERE j.id = ANY(ARRAY(SELECT id FROM x))
   AND j.state = 'running' AND j.lease_until < now() AND j.attempt <= j.max_retries AND NOT j.cancel_requested AND NOT j.pause_requested
 RETURNING j.queue;
 
 -- name: CitusJobRescueFinal
+-- JobRescueFinal in two statements, cancelled jobs then failed ones: Citus
+-- runs no now() inside a CASE, so each has its state and errors without one.
 WITH d AS (
     DELETE FROM skiplock_jobs j WHERE j.id = ANY(ARRAY(
         SELECT id FROM skiplock_jobs
-        WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND (attempt > max_retries OR cancel_requested)
+        WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND cancel_requested
         ORDER BY lease_until LIMIT @limit))
-      AND j.state = 'running' AND j.lease_until < now() AND (j.attempt > j.max_retries OR j.cancel_requested)
+      AND j.state = 'running' AND j.lease_until < now() AND j.cancel_requested
     RETURNING *
 )
 INSERT INTO skiplock_jobs_archive ({{cols}})
-SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'failed' END, finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || CASE WHEN d.cancel_requested THEN '[]'::jsonb ELSE jsonb_build_array(jsonb_build_object('attempt', d.attempt, 'type', 'lease_expired', 'message', 'lease expired', 'at', now(), 'retryable', false)) END}}
+SELECT {{cols d: state='cancelled', finished_at=now(), updated_at=now(), lease_until=NULL}}
+FROM d
+RETURNING id, state;
+
+-- name: CitusJobRescueExhausted
+WITH d AS (
+    DELETE FROM skiplock_jobs j WHERE j.id = ANY(ARRAY(
+        SELECT id FROM skiplock_jobs
+        WHERE state = 'running' AND lease_until < now() AND lease_until >= @since AND attempt > max_retries AND NOT cancel_requested
+        ORDER BY lease_until LIMIT @limit))
+      AND j.state = 'running' AND j.lease_until < now() AND j.attempt > j.max_retries AND NOT j.cancel_requested
+    RETURNING *
+)
+INSERT INTO skiplock_jobs_archive ({{cols}})
+SELECT {{cols d: state='failed', finished_at=now(), updated_at=now(), lease_until=NULL, errors=d.errors || jsonb_set(jsonb_build_array(jsonb_build_object('attempt', 0, 'type', 'lease_expired', 'message', 'lease expired', 'at', now(), 'retryable', false)), ARRAY['0', 'attempt'], d.attempt::text::jsonb)}}
 FROM d
 RETURNING id, state;
 
@@ -101,3 +117,14 @@ WITH h AS (
 SELECT {{cols}}, false FROM kept
 UNION ALL
 SELECT {{cols a:}}, EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.parent_id = a.id) FROM a;
+
+-- name: CitusJobHeartbeat
+-- JobHeartbeat across shards: Citus runs no STABLE function on a column in
+-- a shard's update (now() + an interval made from the row's lease is one),
+-- so the lease is counted in seconds, with immutable functions, from now()
+-- read once.
+UPDATE skiplock_jobs j
+SET lease_until = to_timestamp(extract(epoch FROM now()) + (@leases::jsonb ->> j.id::text)::float8), heartbeat_at = now()
+WHERE j.id = ANY(@ids::bigint[]) AND j.worker_id = @worker_id AND j.state = 'running'
+  AND j.attempt = (@attempts::jsonb ->> j.id::text)::int
+RETURNING j.id, j.lease_until, j.cancel_requested, j.pause_requested;

@@ -246,8 +246,14 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		})
 		return err
 	}
-	args := jobHeartbeat.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
-	return out, e.pinned(ctx, genericPlan, jobHeartbeat.SQL, args, read)
+	stmt := jobHeartbeat
+	if citus, err := e.onCitus(ctx); err != nil {
+		return nil, err
+	} else if citus {
+		stmt = citusJobHeartbeat
+	}
+	args := stmt.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
+	return out, e.pinned(ctx, genericPlan, stmt.SQL, args, read)
 }
 
 // batchArgs answers the ids of a batch of n held jobs in id order, the

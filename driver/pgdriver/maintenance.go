@@ -37,42 +37,49 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		if res.Paused, err = tx.rescuePaused(ctx, limit, since); err != nil {
 			return err
 		}
-		requeue, final := jobRescueRequeue, jobRescueFinal
-		if citus, err := tx.onCitus(ctx); err != nil {
+		requeue, finals := jobRescueRequeue, []pageStmt{jobRescueFinal}
+		citus, err := tx.onCitus(ctx)
+		if err != nil {
 			return err
-		} else if citus {
-			requeue, final = citusJobRescueRequeue, citusJobRescueFinal
+		}
+		if citus {
+			requeue, finals = citusJobRescueRequeue, []pageStmt{citusJobRescueFinal, citusJobRescueExhausted}
 		}
 		queues, err := collectStrings(tx.q.Query(ctx, requeue.SQL, requeue.Args(pageArgs{limit, since})...))
 		if err != nil {
 			return err
 		}
 		res.Requeued = len(queues)
-		rows, err := tx.q.Query(ctx, final.SQL, final.Args(pageArgs{limit, since})...)
-		if err != nil {
-			return err
-		}
 		var finished []int64
-		for rows.Next() {
-			var id int64
-			var st string
-			if err := rows.Scan(&id, &st); err != nil {
-				rows.Close()
+		for _, final := range finals {
+			rows, err := tx.q.Query(ctx, final.SQL, final.Args(pageArgs{limit, since})...)
+			if err != nil {
 				return err
 			}
-			finished = append(finished, id)
-			if st == string(driver.StateCancelled) {
-				res.Cancelled++
-			} else {
-				res.Failed++
+			for rows.Next() {
+				var id int64
+				var st string
+				if err := rows.Scan(&id, &st); err != nil {
+					rows.Close()
+					return err
+				}
+				finished = append(finished, id)
+				if st == string(driver.StateCancelled) {
+					res.Cancelled++
+				} else {
+					res.Failed++
+				}
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
 		}
 		if err := pin(tx, unpinned); err != nil {
 			return err
+		}
+		if citus {
+			return nil // no dependencies on Citus (citusRefuses): none to settle
 		}
 		return depgraph.SettleParents(ctx, tx, finished)
 	})

@@ -25,15 +25,21 @@ func CitusURL(t testing.TB) string {
 	return u
 }
 
+// CitusSchemaMigrated creates a fresh schema on the Citus coordinator,
+// migrated but not distributed, and answers a driver on it and its URL.
+func CitusSchemaMigrated(t testing.TB) (*pgdriver.Driver, string) {
+	t.Helper()
+	base := CitusURL(t)
+	url := WithSearchPath(base, fresh(t, base, "SCHEMA", "", " CASCADE"))
+	return migrated(t, url), url
+}
+
 // CitusSchema creates a fresh schema on the Citus coordinator, migrated and
 // distributed as `skiplock migrate up --citus` does, and answers a driver on
 // it and its URL; the schema is dropped when the test ends.
 func CitusSchema(t testing.TB) (*pgdriver.Driver, string) {
 	t.Helper()
-	base := CitusURL(t)
-	schema := fresh(t, base, "SCHEMA", "", " CASCADE")
-	url := WithSearchPath(base, schema)
-	d := migrated(t, url)
+	d, url := CitusSchemaMigrated(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if _, err := d.Distribute(ctx, pgdriver.CitusOptions{Shards: CitusShards}); err != nil {
