@@ -55,19 +55,35 @@ var bulkLive = map[BulkAction]bool{BulkCancel: true, BulkPause: true, BulkResume
 
 // BulkFilter picks jobs: every field set must match; a list matches any of
 // its values. OlderThan compares a live job's creation time (cancel, pause,
-// resume) or a finished job's finish time (retry, delete) with now.
+// resume) or a finished job's finish time (retry, delete) with now. The
+// other fields match as JobListParams's of the same names do.
 type BulkFilter struct {
 	States    []JobState
 	Kinds     []string
 	Queues    []string
 	Tenant    *string
 	OlderThan time.Duration
+	// ErrorType: jobs with an attempt error of this type (any attempt).
+	ErrorType string
+	// ErrorMessage: jobs with an attempt error whose message holds this
+	// text, letters compared without case.
+	ErrorMessage string
+	// IDs: exactly these jobs (those of them the other fields pick).
+	IDs []int64
+	// Payload and Metadata: jobs whose payload (keys a.b reach into
+	// objects) and metadata have each key with this value, compared as JSON.
+	Payload  map[string]any
+	Metadata map[string]any
 }
 
 // Empty answers whether the filter picks every job.
 func (f BulkFilter) Empty() bool {
-	return len(f.States) == 0 && len(f.Kinds) == 0 && len(f.Queues) == 0 && f.Tenant == nil && f.OlderThan == 0
+	return len(f.States) == 0 && len(f.Kinds) == 0 && len(f.Queues) == 0 && f.Tenant == nil && f.OlderThan == 0 &&
+		f.ErrorType == "" && f.ErrorMessage == "" && len(f.IDs) == 0 && len(f.Payload) == 0 && len(f.Metadata) == 0
 }
+
+// MaxBulkIDs is the most job ids a BulkFilter may name.
+const MaxBulkIDs = 10000
 
 // BulkParams is one JobsBulk call.
 type BulkParams struct {
@@ -163,7 +179,7 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 	}
 	f := p.Filter
 	if f.Empty() {
-		return driver.SelectParams{}, invalid("filter", "name at least one of state, kind, queue, tenant, older_than: an empty filter would pick every job")
+		return driver.SelectParams{}, invalid("filter", "name at least one of state, kind, queue, tenant, older_than, error_type, error_message, ids, payload, metadata: an empty filter would pick every job")
 	}
 	if f.OlderThan < 0 {
 		return driver.SelectParams{}, invalid("older_than", "must not be negative")
@@ -180,7 +196,8 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 		}
 	}
 	sel := driver.SelectParams{Archived: !bulkLive[p.Action], States: f.States, Kinds: f.Kinds,
-		Queues: f.Queues, Tenant: f.Tenant, Limit: p.BatchSize}
+		Queues: f.Queues, Tenant: f.Tenant, Limit: p.BatchSize, IDs: f.IDs, Metadata: f.Metadata,
+		Payload: f.Payload, ErrorType: f.ErrorType, ErrorMessage: f.ErrorMessage}
 	if len(sel.States) == 0 {
 		sel.States = allowed
 	}
@@ -190,10 +207,25 @@ func bulkSelect(p BulkParams) (driver.SelectParams, error) {
 	return sel, nil
 }
 
-// checkTexts refuses a kind, queue or tenant no job can have and no
-// database compares (a NUL, invalid UTF-8), as a listing's filters do
-// (input.CheckText): PostgreSQL would refuse it as a failure of its own.
+// checkTexts refuses a kind, queue, tenant or error text no job can have
+// and no database compares (a NUL, invalid UTF-8), as a listing's filters
+// do (input.CheckText): PostgreSQL would refuse it as a failure of its
+// own; and ids, payload and metadata keys as a listing's (checkJSONFilters).
 func (f BulkFilter) checkTexts() error {
+	if len(f.IDs) > MaxBulkIDs {
+		return invalid("ids", "at most %d ids, got %d", MaxBulkIDs, len(f.IDs))
+	}
+	for i, id := range f.IDs {
+		if id <= 0 {
+			return invalid(fmt.Sprintf("ids[%d]", i), "must be a positive job id, got %d", id)
+		}
+	}
+	if err := checkErrorFilters(f.ErrorType, f.ErrorMessage); err != nil {
+		return err
+	}
+	if err := checkJSONFilters(f.Metadata, f.Payload); err != nil {
+		return err
+	}
 	for i, k := range f.Kinds {
 		if err := input.CheckText(fmt.Sprintf("kind[%d]", i), k, input.MaxKeyBytes); err != nil {
 			return inputError(err)

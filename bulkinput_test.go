@@ -7,8 +7,9 @@ import (
 	"github.com/skiplock/skiplock"
 )
 
-// A bulk filter's kind, queue or tenant with a NUL is a *ValidationError
-// naming it, before any statement: the same for the CLI, the server and a
+// A bulk filter's kind, queue, tenant or error text with a NUL, an id that
+// is not one, a payload or metadata key no path names, is a
+// *ValidationError naming it, before any statement: the same for the CLI, the server and a
 // Go caller. Nothing is acted on.
 func TestJobsBulkFilterText(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, b *wfBundle) {
@@ -23,6 +24,12 @@ func TestJobsBulkFilterText(t *testing.T) {
 			{skiplock.BulkFilter{Queues: []string{"\x00"}}, "queue[0]"},
 			{skiplock.BulkFilter{Kinds: []string{"wf_task"}, Tenant: &nul}, "tenant"},
 			{skiplock.BulkFilter{Queues: []string{"default", bad}}, "queue[1]"},
+			{skiplock.BulkFilter{ErrorType: nul}, "error_type"},
+			{skiplock.BulkFilter{ErrorMessage: bad}, "error_message"},
+			{skiplock.BulkFilter{IDs: []int64{j.ID, 0}}, "ids[1]"},
+			{skiplock.BulkFilter{IDs: make([]int64, skiplock.MaxBulkIDs+1)}, "ids"},
+			{skiplock.BulkFilter{Payload: map[string]any{"a.": 1}}, "payload"},
+			{skiplock.BulkFilter{Metadata: map[string]any{"": 1}}, "metadata"},
 		} {
 			for _, dry := range []bool{true, false} {
 				_, err := c.JobsBulk(b.ctx, skiplock.BulkParams{Action: skiplock.BulkCancel, Filter: c2.f, DryRun: dry})

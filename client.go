@@ -34,7 +34,7 @@ type Client struct {
 	contracts contractState
 	// claimPlaces are where Claim's claims (HTTP workers) ended.
 	claimPlaces claimPlaces
-	// gathered joins one worker's claims and reports in flight at once.
+	// gathered joins one worker's claims in flight at once.
 	gathered externalGather
 	// pollers are the long-polling claims of external workers; listener
 	// is the one wake-up listener, for them and for the producers.
@@ -49,12 +49,9 @@ type Client struct {
 	started   bool
 	startedAt time.Time // the process row's start (processes.go)
 	producers atomic.Pointer[map[string]*producer]
+	// completer stores completions, in-process and external, and bounds
+	// the retries of every outcome's write (writeOutcome) once Stop begins.
 	completer *completer.Completer
-	// outcomes ends the retries of failure reports (writeOutcome): Stop
-	// ends it when its context ends or stopFlushBound after it began, as
-	// it bounds the completions' flush.
-	outcomes       context.Context
-	giveUpOutcomes context.CancelFunc
 	// stopFetch ends claiming; stopAll ends the services after the drain.
 	stopFetch, stopAll              context.CancelFunc
 	releaseListener                 func()
@@ -84,6 +81,8 @@ func NewClient(drv driver.Driver, config *Config) (*Client, error) {
 	c.running = newRunningSet(c)
 	c.wake = newWaker(drv, c.wakeLocal)
 	c.listener.c = c
+	c.completer = completer.New(c.driver, completer.Config{BatchSize: cfg.CompleterBatchSize,
+		OnFlushed: c.flushed, Logger: c.log})
 	return c, nil
 }
 
@@ -126,9 +125,6 @@ func (c *Client) Start(ctx context.Context) error {
 	fetchCtx, stopFetch := context.WithCancel(context.Background())
 	allCtx, stopAll := context.WithCancel(context.Background())
 	c.stopFetch, c.stopAll = stopFetch, stopAll
-	c.completer = completer.New(c.driver, completer.Config{BatchSize: c.config.CompleterBatchSize,
-		OnFlushed: c.flushed, Logger: c.log})
-	c.outcomes, c.giveUpOutcomes = context.WithCancel(context.Background())
 	c.completer.Start()
 	producers := map[string]*producer{}
 	for name, qc := range c.config.Queues {
@@ -190,20 +186,16 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	if cancelJobs {
 		c.running.cancelAll(ErrStopping)
 	}
-	// Failure reports retried while the database is down hold their jobs
-	// (and so the drain): bounded as the completions' flush is.
-	giveUp := time.AfterFunc(stopFlushBound, c.giveUpOutcomes)
-	defer giveUp.Stop()
-	defer context.AfterFunc(ctx, c.giveUpOutcomes)()
-	defer c.giveUpOutcomes()
+	// Outcomes retried while the database is down hold their jobs (and so
+	// the drain) and the completions: from now on, within StopBound or ctx.
+	c.completer.Stopping(ctx)
 	err := c.drain(ctx)
-	// Bounded by ctx too: with the database down, the completions would
-	// hold Stop for ever; unflushed jobs run again after their leases.
-	flushCtx, cancel := context.WithTimeout(ctx, stopFlushBound)
-	defer cancel()
-	if ferr := c.completer.Stop(flushCtx); ferr != nil && err == nil {
+	// Unflushed jobs, when ctx ends first, run again after their leases.
+	if ferr := c.completer.Stop(ctx); ferr != nil && err == nil {
 		err = fmt.Errorf("skiplock: stop: flush completions: %w", ferr)
 	}
+	flushCtx, cancel := context.WithTimeout(ctx, completer.StopBound)
+	defer cancel()
 	c.stopAll()
 	c.servicesWG.Wait()
 	c.forgetProcess(flushCtx) // after the elector, whose tick beats it
@@ -216,10 +208,6 @@ func (c *Client) stop(ctx context.Context, cancelJobs bool) error {
 	c.log.Info("client stopped")
 	return err
 }
-
-// stopFlushBound bounds how long Stop tries to store the outcomes of jobs
-// (completions, failures) that the database does not take.
-const stopFlushBound = 30 * time.Second
 
 // drain waits for the running jobs until ctx ends, then cancels them and
 // gives them a few seconds to hand their jobs back.

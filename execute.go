@@ -62,9 +62,7 @@ func (c *Client) finish(run *runningJob, err error, now bool) {
 		c.running.remove(row.ID, row.Attempt) // another worker has it now
 	case errors.Is(err, ErrStopping):
 		c.handBack(run)
-	case errors.Is(err, ErrPaused):
-		c.pauseHeld(run, err)
-	default:
+	default: // a job asked to pause is paused (outcome.Decide)
 		c.recordFailure(run, err)
 	}
 }
@@ -115,8 +113,9 @@ type PanicError struct {
 
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
 
-// recordFailure retries the job with backoff, snoozes it, or fails it for
-// good when it is permanent or out of retries.
+// recordFailure stores a failed or snoozed attempt as outcome.Decide says:
+// retried after its backoff, snoozed, failed for good when permanent or out
+// of retries, paused or cancelled when the job was asked to.
 func (c *Client) recordFailure(run *runningJob, err error) {
 	defer c.running.remove(run.row.ID, run.row.Attempt)
 	var snooze *SnoozeError
@@ -126,55 +125,70 @@ func (c *Client) recordFailure(run *runningJob, err error) {
 			j, err = outcome.SnoozeJob(ctx, c.driver, driver.SnoozeParams{HeldJob: run.held(), RunAt: time.Now().Add(snooze.Delay)})
 			return err
 		})
-		c.logOutcome(run, "snoozed", serr)
-		if serr == nil {
-			c.events.emitJob(EventJobSnoozed, j, "", nil)
-		}
-		c.wakeIfPending(j)
+		c.recorded(run, j, serr, nil)
 		return
 	}
 	entry := driver.AttemptError{Attempt: run.row.Attempt, Type: errorType(err), Message: input.Storable(err.Error()),
-		At: time.Now().UTC(), Retryable: !IsPermanent(err) && !errors.Is(err, ErrCancelled) && run.row.Attempt <= run.row.MaxRetries}
+		At: time.Now().UTC(), Retryable: !IsPermanent(err) && !errors.Is(err, ErrCancelled)}
 	var pe *PanicError
 	if errors.As(err, &pe) {
 		entry.Stack = input.Storable(pe.Stack)
 	}
-	p := driver.FailParams{HeldJob: run.held(), Error: entry}
-	if entry.Retryable {
-		backoff := run.backoff
-		if backoff == nil { // a job with no worker
-			backoff = c.policyOf(run.row.Kind, WorkerOpts{}).backoff
-		}
-		at := time.Now().Add(backoff(run.row.Attempt - 1))
-		p.RetryAt = &at
+	backoff := run.backoff
+	if backoff == nil { // a job with no worker
+		backoff = c.policyOf(run.row.Kind, WorkerOpts{}).backoff
 	}
+	p := driver.FailParams{HeldJob: run.held(), Error: entry, Wait: backoff(run.row.Attempt - 1)}
 	var j *JobRow
 	ferr := c.writeOutcome(run, "failed", func(ctx context.Context) (err error) {
-		j, err = outcome.FailJob(ctx, c.driver, p)
+		j, err = c.failHeld(ctx, p)
 		return err
 	})
-	c.logOutcome(run, "failed", ferr, "error", err.Error(), "retry", entry.Retryable)
-	if ferr == nil {
-		c.events.emitJob(outcomeEvent(j), j, "", err)
-	}
-	if !errors.Is(err, ErrCancelled) {
-		c.handleError(j, run.row, err)
+	c.recorded(run, j, ferr, err)
+}
+
+// recorded logs and announces the end of a failed (err) or snoozed (nil)
+// attempt, j as stored (nil when storing failed: rerr), and gives a failure
+// to the error handler. A paused job's worker stopped as it was asked to.
+func (c *Client) recorded(run *runningJob, j *JobRow, rerr, err error) {
+	switch {
+	case j != nil && j.State == StatePaused:
+		c.logOutcome(run, "paused", rerr)
+		return
+	case err == nil:
+		c.logOutcome(run, "snoozed", rerr)
+		if rerr == nil {
+			c.events.emitJob(EventJobSnoozed, j, "", nil)
+		}
+	default:
+		c.logOutcome(run, "failed", rerr, "error", err.Error())
+		if rerr == nil {
+			c.events.emitJob(outcomeEvent(j), j, "", err)
+		}
+		if !errors.Is(err, ErrCancelled) {
+			c.handleError(j, run.row, err)
+		}
 	}
 	c.wakeIfPending(j)
+}
+
+// failHeld stores a failed attempt as outcome.Decide says: in the driver's
+// one statement when it has one (driver.FailStore), else outcome's
+// statements in a transaction.
+func (c *Client) failHeld(ctx context.Context, p driver.FailParams) (*JobRow, error) {
+	if fs, err := driver.As[driver.FailStore](c.driver); err == nil {
+		return fs.JobFail(ctx, p)
+	}
+	return outcome.FailJob(ctx, c.driver, p)
 }
 
 // writeOutcome writes an attempt's outcome with the retries of the
 // completions (completer.Retry): a database down for a while does not
 // leave a job running until its lease ends while its worker is alive.
-// Stop bounds the retries (c.outcomes). A client never started (Drain,
-// WorkJob) tries once, as it completes.
+// Stop bounds the retries. A client never started (Drain, WorkJob) tries
+// once, as it completes.
 func (c *Client) writeOutcome(run *runningJob, what string, write func(context.Context) error) error {
-	if c.completer == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return write(ctx)
-	}
-	return c.completer.Retry(c.outcomes, write, func(try int, err error) {
+	return c.completer.Retry(write, func(try int, err error) {
 		c.log.Warn("job "+what+": not recorded yet, trying again", jobAttr(run.row), "try", try, "record_error", err)
 	})
 }
@@ -207,8 +221,9 @@ func (c *Client) wakeIfPending(j *JobRow) {
 	}
 }
 
-// handBack returns a job cancelled by shutdown to pending, attempt unspent,
-// and answers it as it is now (nil if that failed: its lease runs out).
+// handBack returns a job cancelled by shutdown to pending, attempt unspent
+// (or as outcome.Decide says: cancelled, paused, when it was asked to), and
+// answers it as it is now (nil if that failed: its lease runs out).
 func (c *Client) handBack(run *runningJob) *JobRow {
 	defer c.running.remove(run.row.ID, run.row.Attempt)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -162,8 +162,9 @@ func (c *Client) claimParams(p ClaimParams) (driver.ClaimParams, error) {
 
 // HandBack returns jobs claimed for an external worker that never received
 // them (it went away while its claim ran) to pending, their attempts
-// unspent, and wakes their queues; a job asked to cancel ends cancelled. A
-// job that cannot go back keeps its lease until the rescuer takes it.
+// unspent, and wakes their queues; a job asked to cancel ends cancelled,
+// one asked to pause is paused (outcome.Decide). A job that cannot go back
+// keeps its lease until the rescuer takes it.
 func (c *Client) HandBack(ctx context.Context, jobs []*JobRow) error {
 	var errs []error
 	var queues []string

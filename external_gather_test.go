@@ -191,7 +191,7 @@ func TestOneWorkersCallsInFlightShareAStatement(t *testing.T) {
 			<-drv.doneIn
 			for i := 1; i < len(reports); i++ {
 				report(i)
-				waitGathered(t, "reports", func() (int, bool) { return c.gathered.reports.Waiting("w") }, i)
+				waitGathered(t, "reports", func() (int, bool) { return c.completer.Waiting("w") }, i)
 			}
 			close(drv.doneGo)
 			wg.Wait()

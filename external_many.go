@@ -33,7 +33,7 @@ type CompleteManyResult struct {
 }
 
 // CompleteMany finishes jobs an external worker ran, in one statement
-// (with the same worker's reports in flight, external_gather.go), each
+// (with the same worker's reports in flight: internal/completer), each
 // fenced on workerID and its attempt as Complete fences one. A job
 // the fence refuses does not hold the others back: each job's outcome is
 // in its result, in order. The error is for the batch as a whole: bad
@@ -46,7 +46,7 @@ func (c *Client) CompleteMany(ctx context.Context, workerID string, items []Comp
 	if err != nil || len(params) == 0 {
 		return out, err
 	}
-	done, err := c.completeGathered(ctx, workerID, params)
+	done, err := c.completer.Complete(ctx, workerID, params)
 	if err != nil {
 		return nil, err
 	}

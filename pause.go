@@ -8,20 +8,6 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-// pauseHeld pauses a job whose worker returned after a pause request. A job
-// asked to cancel since, or no longer held, is recorded as a failure would
-// be: it ends cancelled, or the statement finds it gone.
-func (c *Client) pauseHeld(run *runningJob, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, perr := c.driver.JobPauseHeld(ctx, run.held()); perr == nil {
-		c.running.remove(run.row.ID, run.row.Attempt)
-		c.logOutcome(run, "paused", nil)
-		return
-	}
-	c.recordFailure(run, err)
-}
-
 // stopRequests looks up whether jobs running here were asked to cancel or
 // pause, and ends their contexts with the cause (a notification names the
 // job, not what it was asked).

@@ -90,7 +90,7 @@ func TestHotTableSpillUnderLoadLosesNoJob(t *testing.T) {
 		}
 		return r.HeldBy != ""
 	})
-	limits := driver.SpillLimits{Bytes: 256 << 10, LockWait: 20 * time.Millisecond, Grace: 200 * time.Millisecond}
+	limits := driver.SpillLimits{Bytes: 256 << 10, LockWait: 20 * time.Millisecond}
 	var opened, emptied, dropped atomic.Int64
 	stop := everyFewMs(t, func() error {
 		s, err := drv.HotTableSpill(ctx, true, limits)

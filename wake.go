@@ -10,8 +10,11 @@ import (
 )
 
 // notifyDebounce is the least time between two wake-ups of one queue: a bulk
-// of inserts sends one, so that commits never queue on NOTIFY's lock.
-const notifyDebounce = 5 * time.Millisecond
+// of inserts sends one, so that commits never queue on NOTIFY's lock. It is
+// the default FetchCooldown: workers elsewhere claim no more often than that
+// anyway, and a job inserted just after a wake-up waits at most that long for
+// its own.
+const notifyDebounce = time.Millisecond
 
 // notifyTimeout bounds one wake-up's round trip.
 const notifyTimeout = 5 * time.Second
@@ -80,7 +83,7 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 			send = append(send, q)
 		default:
 			w.pending++
-			w.trailing[q] = time.AfterFunc(notifyDebounce, func() { w.sendTrailing(q) })
+			w.trailing[q] = time.AfterFunc(trailingIn(now, w.lastSent[q]), func() { w.sendTrailing(q) })
 		}
 	}
 	if committed && len(send) > 0 {
@@ -122,6 +125,13 @@ func (w *waker) sendCounted(queues []string) {
 		close(w.idle)
 		w.idle = nil
 	}
+}
+
+// trailingIn is when a wake-up held back by the debounce goes out: as the
+// debounce since the last send ends, not a whole debounce from now, so that
+// a steady stream of inserts waits at most notifyDebounce for its wake-up.
+func trailingIn(now, lastSent time.Time) time.Duration {
+	return notifyDebounce - now.Sub(lastSent)
 }
 
 func (w *waker) sendTrailing(q string) {

@@ -60,3 +60,14 @@ func TestFlushSendsTrailingWakeUpsAtOnce(t *testing.T) {
 		t.Fatalf("after flush: %d wake-ups pending, %d trailing", w.pending, len(w.trailing))
 	}
 }
+
+// A wake-up held back by the debounce goes out when the debounce since the
+// last send ends, not a whole debounce after the insert that was held back.
+func TestTrailingWakeUpDueWhenTheDebounceEnds(t *testing.T) {
+	sent := time.Now()
+	for _, since := range []time.Duration{0, notifyDebounce / 4, notifyDebounce / 2, notifyDebounce * 9 / 10} {
+		if got, want := trailingIn(sent.Add(since), sent), notifyDebounce-since; got != want {
+			t.Errorf("held back %s after a send: due in %s, want %s", since, got, want)
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -289,78 +288,6 @@ loop:
 		res.Extra = append(res.Extra, fmt.Sprintf("window_s=%d first_jobs_per_sec=%.0f last_jobs_per_sec=%.0f", w, first, last))
 	}
 	return res, nil
-}
-
-// Latency enqueues one job at a time at rate per second for d with idle
-// workers, and answers the enqueue→start percentiles.
-func (h *Harness) Latency(ctx context.Context, sys System, perSec float64, d time.Duration) (Result, error) {
-	h.defaults()
-	var mu sync.Mutex
-	lat := make([]time.Duration, 0, int(perSec*d.Seconds())+1)
-	stamps := make([]int64, 0, cap(lat)) // enqueue times of lat, for During
-	var worked atomic.Int64
-	err := sys.Start(ctx, func(stamp int64) {
-		now := time.Now().UnixNano()
-		if stamp > 0 {
-			mu.Lock()
-			lat = append(lat, time.Duration(now-stamp))
-			stamps = append(stamps, stamp)
-			mu.Unlock()
-		}
-		worked.Add(1)
-	})
-	if err != nil {
-		return Result{}, err
-	}
-	// Let the workers settle into idle before the first job.
-	if err := sleep(ctx, 500*time.Millisecond); err != nil {
-		return Result{}, err
-	}
-	start := time.Now()
-	during := h.startDuring(ctx)
-	var sent int64
-	// How long the insert call itself takes: the part of the latency that
-	// is the database's commit, not the queue's.
-	calls := make([]time.Duration, 0, cap(lat))
-	stopProgress := h.show(func() string {
-		return fmt.Sprintf("%s latency %s/%s worked %d", sys.Name(), time.Since(start).Truncate(time.Second), d, worked.Load())
-	})
-	err = paced(ctx, start, perSec, d, func(time.Time) error {
-		enqueued := time.Now()
-		if err := sys.Insert(ctx, 1, enqueued); err != nil {
-			return fmt.Errorf("insert: %w", err)
-		}
-		calls = append(calls, time.Since(enqueued))
-		sent++
-		return nil
-	})
-	if err != nil {
-		stopProgress()
-		return Result{}, err
-	}
-	waitUntil := time.Now().Add(10 * time.Second)
-	for worked.Load() < sent && time.Now().Before(waitUntil) {
-		_ = sleep(ctx, time.Millisecond)
-	}
-	stopProgress()
-	if err := sys.Stop(context.WithoutCancel(ctx)); err != nil {
-		return Result{}, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if int64(len(lat)) < sent {
-		return Result{}, fmt.Errorf("latency: %d of %d jobs started within 10 s of the last insert", len(lat), sent)
-	}
-	extra, err := during.figures(ctx, lat, stamps)
-	if err != nil {
-		return Result{}, err
-	}
-	slices.Sort(lat)
-	slices.Sort(calls)
-	return Result{Mode: "latency", Jobs: sent, Elapsed: d, JobsPerSec: rate(sent, d),
-		P50: percentile(lat, 0.50), P95: percentile(lat, 0.95), P99: percentile(lat, 0.99),
-		Extra: append([]string{fmt.Sprintf("insert_p50_ms=%.2f insert_p99_ms=%.2f",
-			ms(percentile(calls, 0.50)), ms(percentile(calls, 0.99)))}, extra...)}, nil
 }
 
 // paced calls do once for each slot of an offer of perSec a second from

@@ -233,3 +233,19 @@ func (s *serverProc) stop() error {
 		return fmt.Errorf("server process did not stop within 30 s: %s", s.tail.String())
 	}
 }
+
+// runProducer runs `exe bench-producer args…` until it exits and answers
+// what it printed last (ParseProduced).
+func runProducer(ctx context.Context, exe string, args []string) (sent int64, figures string, err error) {
+	cmd := exec.CommandContext(ctx, exe, append([]string{"bench-producer"}, args...)...)
+	cmd.Dir = os.TempDir() // no ./skiplock.yaml of the caller's
+	cmd.Env = append(os.Environ(), "SKIPLOCK_CONFIG=")
+	tail := &tailBuffer{}
+	cmd.Stderr = tail
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, "", fmt.Errorf("producer process: %w: %s", err, tail.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return ParseProduced(lines[len(lines)-1])
+}

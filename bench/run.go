@@ -12,10 +12,11 @@ import (
 
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
 // Modes are the bench's modes.
-var Modes = []string{"drain", "e2e", "latency", "insert", "http", "steady", "flood", "commit"}
+var Modes = []string{"drain", "e2e", "latency", "latency-remote", "latency-http", "insert", "http", "steady", "flood", "commit"}
 
 // Options configure one run of Skiplock; zero values take the defaults
 // (for the client: Skiplock's own).
@@ -24,10 +25,10 @@ type Options struct {
 	Mode        string
 	// Jobs to drain or insert.
 	Jobs int
-	// Duration of e2e, latency, http, steady and commit.
+	// Duration of e2e, the latency modes, http, steady and commit.
 	Duration time.Duration
-	// Rate of latency's and steady's enqueues per second, and of commit's
-	// inserts.
+	// Rate of the latency modes' and steady's enqueues per second, and of
+	// commit's inserts.
 	Rate float64
 	// SampleEvery is steady's sampling interval of the hot table's dead
 	// tuples (default a second).
@@ -60,8 +61,8 @@ type Options struct {
 	// run (PostgreSQL), e.g. "autovacuum_vacuum_scale_factor=0": to try
 	// vacuum settings without touching the migrations.
 	TableOptions string
-	// Exe is the skiplock binary that worker processes and the server run
-	// (--mode http, --procs).
+	// Exe is the skiplock binary that worker, producer and server
+	// processes run (RunsProcesses).
 	Exe string
 	// Procs is how many worker processes work the queue: HTTP workers in
 	// http mode (default 4), library clients in drain and e2e (0: the
@@ -186,6 +187,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--vacuum-every: must be at least 10ms, got %s", o.VacuumEvery)
 	case o.VacuumEvery > 0 && o.Mode != "steady" && o.Mode != "e2e":
 		return fmt.Errorf("--vacuum-every applies to --mode steady and e2e only")
+	case (o.Mode == "latency-remote" || o.Mode == "latency-http") && !isPostgres(o.DatabaseURL):
+		return fmt.Errorf("--mode %s: needs a PostgreSQL --database-url (on SQLite another process's insert wakes no worker)", o.Mode)
 	case o.Procs < 0 || o.Procs > 64:
 		return fmt.Errorf("--procs: must be between 1 and 64, got %d", o.Procs)
 	case o.Procs > 0 && o.Mode != "drain" && o.Mode != "e2e" && o.Mode != "http":
@@ -209,6 +212,18 @@ func (o Options) Validate() error {
 }
 
 var tableOptionsRE = regexp.MustCompile(`^([a-z_]+\s*=\s*[0-9.a-z]+(\s*,\s*[a-z_]+\s*=\s*[0-9.a-z]+)*)?$`)
+
+// RunsProcesses reports whether the run starts processes of Exe: worker
+// processes (--procs, --mode http), a producer process (latency-remote,
+// latency-http), a server process (http, latency-http).
+func (o Options) RunsProcesses() bool {
+	return o.Procs > 0 || o.Mode == "http" || o.Mode == "latency-remote" || o.Mode == "latency-http"
+}
+
+func isPostgres(url string) bool {
+	kind, err := dbopen.Kind(url)
+	return url != "" && err == nil && kind == "postgres"
+}
 
 func validMode(m string) bool {
 	for _, v := range Modes {
@@ -330,6 +345,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			h.During = bulkActions(sys.client, o.BulkBatch)
 		}
 		return h.Latency(ctx, sys, o.Rate, o.Duration)
+	case "latency-remote", "latency-http":
+		return runLatencyFrom(ctx, o, db, sys, h)
 	case "steady":
 		return runSteady(ctx, o, db, sys, timer, h)
 	case "flood":

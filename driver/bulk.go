@@ -19,6 +19,12 @@ type SelectParams struct {
 	// Before, when set, picks live jobs created before it, or archived
 	// jobs finished before it.
 	Before time.Time
+	// IDs, when set, picks only these jobs.
+	IDs []int64
+	// Metadata and Payload pick as ListParams's do; ErrorType and
+	// ErrorMessage too.
+	Metadata, Payload       map[string]any
+	ErrorType, ErrorMessage string
 	// AfterID is the last id of the previous page (0 for the first).
 	AfterID int64
 	Limit   int
@@ -55,15 +61,6 @@ type BulkStore interface {
 	// while a parent has not finished) as JobRetry; a job whose idempotency
 	// key a live job holds stays in the archive.
 	JobRetryMany(ctx context.Context, ids []int64) ([]*Job, error)
-}
-
-// StateNames answers the states as text, for a statement's parameter.
-func (p SelectParams) StateNames() []string {
-	out := make([]string, len(p.States))
-	for i, s := range p.States {
-		out[i] = string(s)
-	}
-	return out
 }
 
 // JobIDs answers the jobs' ids, in their order.

@@ -31,5 +31,8 @@
 // answers it, carries the line //skiplock:read in its doc comment. The
 // library's watch of writes (internal/dbwatch) is generated from these
 // declarations by `go generate ./internal/dbwatch`; adding a method takes
-// its interface, the drivers and a conformance case.
+// its interface, the drivers and a conformance case. A read that a lagging
+// streaming replica may answer (a list, a count, a page of an export: never
+// a read a write or a claim depends on) carries //skiplock:replica as well:
+// the watch runs it on the driver's Replica when it has one.
 package driver

@@ -113,16 +113,25 @@ type JobStore interface {
 
 // HeldStore runs the statements on a held job, fenced on its holder; each
 // answers ErrLeaseLost when the job is no longer held. Package outcome
-// decides which to run, inside one transaction.
+// decides which to run (outcome.Decide), inside one transaction.
 type HeldStore interface {
-	// LockHeld locks the held job and answers whether it was asked to cancel.
-	LockHeld(ctx context.Context, h HeldJob) (cancelRequested bool, err error)
+	// LockHeld locks the held job and answers what decides how its attempt
+	// ends.
+	LockHeld(ctx context.Context, h HeldJob) (HeldState, error)
 	// RetryHeld puts the job back for another attempt at `at`, appending
 	// entry (nil: none); unspend gives the attempt back (a snooze).
 	RetryHeld(ctx context.Context, h HeldJob, at time.Time, entry *AttemptError, unspend bool) (*Job, error)
 	// ArchiveHeld finishes the job in state, appending entry (nil: none).
 	// Its dependents are the caller's to settle (depgraph.SettleParents).
 	ArchiveHeld(ctx context.Context, h HeldJob, state JobState, entry *AttemptError) (*Job, error)
+}
+
+// HeldState is what a locked held job brings to the decision of how its
+// attempt ends (outcome.Decide).
+type HeldState struct {
+	Kind                            string
+	Attempt, MaxRetries             int
+	CancelRequested, PauseRequested bool
 }
 
 // DepLink is a waiting job and one of its parents.

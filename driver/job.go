@@ -226,12 +226,28 @@ type CompleteParams struct {
 	Result json.RawMessage
 }
 
-// FailParams records a failed attempt. RetryAt nil fails the job for good;
-// otherwise it runs again at RetryAt.
+// FailParams records a failed attempt of a held job; outcome.Decide says
+// how it ends. Error.Retryable asks for a retry (the worker's error is not
+// permanent); the entry is recorded with Retryable as decided (asked, and
+// retries left). The wait before a retry is Wait, or Waits[i] for a job of
+// kind WaitKinds[i] (given by kind so that nothing reads the job first, as
+// the leases of ClaimParams are).
 type FailParams struct {
 	HeldJob
-	Error   AttemptError
-	RetryAt *time.Time
+	Error     AttemptError
+	Wait      time.Duration
+	WaitKinds []string
+	Waits     []time.Duration
+}
+
+// WaitOf answers the wait before a retry of a job of kind.
+func (p *FailParams) WaitOf(kind string) time.Duration {
+	for i, k := range p.WaitKinds {
+		if k == kind && i < len(p.Waits) {
+			return p.Waits[i]
+		}
+	}
+	return p.Wait
 }
 
 // SnoozeParams reschedules a held job without spending an attempt.
@@ -267,10 +283,17 @@ type ListParams struct {
 	// Metadata: jobs whose metadata has each of these top-level keys with
 	// this value (compared as JSON: "5" and 5 differ).
 	Metadata map[string]any
+	// Payload: jobs whose payload has each of these keys with this value,
+	// compared as JSON like Metadata's; a key a.b is the key b of the
+	// object under the payload's key a.
+	Payload map[string]any
 	// WorkerID: jobs last run by this worker.
 	WorkerID string
 	// ErrorType: jobs with an attempt error of this type (any attempt).
 	ErrorType string
+	// ErrorMessage: jobs with an attempt error whose message holds this
+	// text, letters compared without case (any attempt).
+	ErrorMessage string
 	// IdempotencyKey: jobs inserted under this key (with Tenant, that
 	// tenant's); by index in both tables.
 	IdempotencyKey string
@@ -286,14 +309,6 @@ type ListParams struct {
 // FinishedOnly reports whether p lists finished jobs only (a finished_at bound).
 func (p *ListParams) FinishedOnly() bool {
 	return !p.FinishedAfter.IsZero() || !p.FinishedBefore.IsZero()
-}
-
-// MetadataJSON answers the Metadata filter as a JSON object, nil when none.
-func (p *ListParams) MetadataJSON() ([]byte, error) {
-	if len(p.Metadata) == 0 {
-		return nil, nil
-	}
-	return json.Marshal(p.Metadata)
 }
 
 // PromoteResult is what a promotion of due scheduled jobs did.

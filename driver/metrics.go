@@ -15,6 +15,7 @@ type MetricsStore interface {
 	// after now minus window, and reads the queues' settings and, where
 	// the database tells it from its catalog, the hot table's size.
 	//skiplock:read
+	//skiplock:replica
 	JobMetrics(ctx context.Context, window time.Duration) (*Metrics, error)
 	// CounterAdd adds n to a cluster-wide counter kept in the database.
 	CounterAdd(ctx context.Context, name string, n int64) error

@@ -54,6 +54,7 @@ func unsupported[T any]() error {
 type AdminStore interface {
 	// JobList answers jobs, live or archived, newest first.
 	//skiplock:read
+	//skiplock:replica
 	JobList(ctx context.Context, p ListParams) ([]*Job, error)
 	// JobCancel cancels a live job: at once unless running; a running job
 	// gets cancel_requested and ends cancelled when its worker stops.
@@ -77,11 +78,13 @@ type AdminStore interface {
 type StatsStore interface {
 	// JobStats counts jobs by state and kind, and jobs finished recently.
 	//skiplock:read
+	//skiplock:replica
 	JobStats(ctx context.Context) (*Stats, error)
 	// QueueList answers every queue that has settings or jobs, live or
 	// finished, by name; Counts include archived jobs when withArchive. It
 	// reads only QueueRecentWindow of the archive without withArchive.
 	//skiplock:read
+	//skiplock:replica
 	QueueList(ctx context.Context, withArchive bool) ([]QueueInfo, error)
 	// JobChangedSince answers jobs, live or archived, updated after since,
 	// oldest change first (the event feed; the hot table is small).
@@ -92,6 +95,7 @@ type StatsStore interface {
 	// workers holding running jobs. It reads only recent archive rows and
 	// the running jobs, so it stays fast however large the archive grows.
 	//skiplock:read
+	//skiplock:replica
 	JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*Activity, error)
 }
 
@@ -149,6 +153,7 @@ type ScheduleStore interface {
 	ScheduleUpsert(ctx context.Context, s *Schedule) (*Schedule, error)
 	ScheduleDelete(ctx context.Context, tenant, key string) error
 	//skiplock:read
+	//skiplock:replica
 	ScheduleList(ctx context.Context, tenant *string) ([]*Schedule, error)
 	// ScheduleDue answers due schedules, locked until the executor's
 	// transaction ends, so that one enqueuer takes each.
@@ -278,11 +283,6 @@ type SpillLimits struct {
 	// LockWait is how long emptying a spill table waits for its lock
 	// (default 50 ms).
 	LockWait time.Duration
-	// Grace is how long, once the holder has ended and new jobs go to the
-	// hot table again, the spill tables wait before their jobs are taken
-	// back and they are dropped (default 10 s): a driver trusts the spill
-	// target it read for up to 3 s.
-	Grace time.Duration
 }
 
 // Spill tells what a HotTableSpill found and did.

@@ -29,5 +29,6 @@ type ProcessStore interface {
 	ProcessDelete(ctx context.Context, id string) error
 	// ProcessList answers the processes that beat within stale, by id.
 	//skiplock:read
+	//skiplock:replica
 	ProcessList(ctx context.Context, stale time.Duration) ([]*Process, error)
 }

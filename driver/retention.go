@@ -135,6 +135,7 @@ type RetentionStore interface {
 	// [p.From, p.To), in the driver's scan order from p.After: a page of an
 	// export, one short statement each.
 	//skiplock:read
+	//skiplock:replica
 	ArchiveRange(ctx context.Context, p RangeParams) ([]*Job, error)
 	// ArchiveDelete deletes the archived jobs among jobs that are not held
 	// at now, each only while it is the version named (the same ID and
@@ -159,6 +160,7 @@ type RetentionStore interface {
 	JanitorRunSave(ctx context.Context, r *JanitorRun) (int64, error)
 	// JanitorRunList answers the newest runs first.
 	//skiplock:read
+	//skiplock:replica
 	JanitorRunList(ctx context.Context, limit int) ([]*JanitorRun, error)
 }
 

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,6 +28,66 @@ type bulkFilter struct {
 	Queue            []string `json:"queue"`
 	Tenant           *string  `json:"tenant"`
 	OlderThanSeconds *float64 `json:"older_than_seconds"`
+	ErrorType        string   `json:"error_type"`
+	ErrorMessage     string   `json:"error_message"`
+	// IDs are job ids as JSON numbers or decimal strings (as next_cursor
+	// writes one), for callers whose numbers do not hold 64 bits.
+	IDs      []json.RawMessage          `json:"ids"`
+	Payload  map[string]json.RawMessage `json:"payload"`
+	Metadata map[string]json.RawMessage `json:"metadata"`
+}
+
+// empty answers whether the body names no field, before a scoped token's
+// tenant joins the filter: a scoped token must name its selection too.
+func (f bulkFilter) empty() bool {
+	return len(f.State) == 0 && len(f.Kind) == 0 && len(f.Queue) == 0 && f.Tenant == nil &&
+		(f.OlderThanSeconds == nil || *f.OlderThanSeconds == 0) && f.ErrorType == "" && f.ErrorMessage == "" &&
+		len(f.IDs) == 0 && len(f.Payload) == 0 && len(f.Metadata) == 0
+}
+
+// jobFilter answers the filter's fields that JobsBulk checks itself.
+func (f bulkFilter) jobFilter() (skiplock.BulkFilter, error) {
+	out := skiplock.BulkFilter{Kinds: f.Kind, Queues: f.Queue, ErrorType: f.ErrorType, ErrorMessage: f.ErrorMessage}
+	for i, raw := range f.IDs {
+		var n json.Number
+		if json.Unmarshal(raw, &n) != nil {
+			var s string
+			if json.Unmarshal(raw, &s) != nil {
+				return out, badRequest(fmt.Sprintf("filter.ids[%d]", i), "must be a job id (a number or a string of digits), got %s", input.Truncate(string(raw), 40))
+			}
+			n = json.Number(s)
+		}
+		id, ok := parsePositive(n.String())
+		if !ok {
+			return out, badRequest(fmt.Sprintf("filter.ids[%d]", i), "must be a positive job id, got %s", input.Truncate(string(raw), 40))
+		}
+		out.IDs = append(out.IDs, id)
+	}
+	var err error
+	if out.Payload, err = jsonValues("filter.payload", f.Payload); err != nil {
+		return out, err
+	}
+	out.Metadata, err = jsonValues("filter.metadata", f.Metadata)
+	return out, err
+}
+
+// jsonValues reads an object's values with their numbers as written, so
+// that a 64-bit id in a payload compares as itself.
+func jsonValues(field string, m map[string]json.RawMessage) (map[string]any, error) {
+	if len(m) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]any, len(m))
+	for k, raw := range m {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, badRequest(field+"."+k, "must be a JSON value: %v", err)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 type bulkAnswer struct {
@@ -42,18 +104,19 @@ func (s *Server) jobsBulk(w http.ResponseWriter, r *http.Request, p *principal) 
 		return err
 	}
 	f := body.Filter
-	// Checked before the token's tenant joins the filter: a scoped token
-	// must name its selection too.
-	if len(f.State) == 0 && len(f.Kind) == 0 && len(f.Queue) == 0 && f.Tenant == nil &&
-		(f.OlderThanSeconds == nil || *f.OlderThanSeconds == 0) {
-		return badRequest("filter", "name at least one of state, kind, queue, tenant, older_than_seconds")
+	if f.empty() {
+		return badRequest("filter", "name at least one of state, kind, queue, tenant, older_than_seconds, error_type, error_message, ids, payload, metadata")
 	}
 	older, err := input.Seconds("filter.older_than_seconds", f.OlderThanSeconds, input.MaxDelaySeconds)
 	if err != nil {
 		return err
 	}
-	bp := skiplock.BulkParams{Action: skiplock.BulkAction(body.Action), DryRun: body.DryRun,
-		Filter: skiplock.BulkFilter{Kinds: f.Kind, Queues: f.Queue, Tenant: p.tenantFilter(f.Tenant), OlderThan: older}}
+	jf, err := f.jobFilter()
+	if err != nil {
+		return err
+	}
+	jf.Tenant, jf.OlderThan = p.tenantFilter(f.Tenant), older
+	bp := skiplock.BulkParams{Action: skiplock.BulkAction(body.Action), DryRun: body.DryRun, Filter: jf}
 	for i, st := range f.State {
 		if !skiplock.JobState(st).Valid() {
 			return badRequest(fmt.Sprintf("filter.state[%d]", i), "unknown state %q", input.Truncate(st, 40))

@@ -1,10 +1,7 @@
 package server
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/skiplock/skiplock"
@@ -12,9 +9,9 @@ import (
 )
 
 // listFilters reads GET /v1/jobs's filters beyond state, kind, queue, tenant
-// and workflow_id: tag (repeatable), metadata=KEY:VALUE (repeatable),
-// worker_id, error_type, idempotency_key, and created_/finished_
-// after/before (RFC 3339).
+// and workflow_id: tag (repeatable), metadata=KEY:VALUE and
+// payload=KEY:VALUE (repeatable), worker_id, error_type, error_message,
+// idempotency_key, and created_/finished_ after/before (RFC 3339).
 func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 	for _, t := range q["tag"] {
 		if err := input.CheckText("tag", t, input.MaxKeyBytes); err != nil {
@@ -25,20 +22,26 @@ func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 		}
 		lp.Tags = append(lp.Tags, t)
 	}
-	for _, pair := range q["metadata"] {
-		if err := input.CheckText("metadata", pair, input.MaxKeyBytes); err != nil {
-			return err
+	for _, f := range []struct {
+		name string
+		dst  *map[string]any
+	}{{"metadata", &lp.Metadata}, {"payload", &lp.Payload}} {
+		for _, pair := range q[f.name] {
+			if err := input.CheckText(f.name, pair, input.MaxKeyBytes); err != nil {
+				return err
+			}
 		}
+		m, err := MetadataFilter(q[f.name])
+		if err != nil {
+			return badRequest(f.name, "%s", err)
+		}
+		*f.dst = m
 	}
-	meta, err := MetadataFilter(q["metadata"])
-	if err != nil {
-		return badRequest("metadata", "%s", err)
-	}
-	lp.Metadata = meta
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"worker_id", &lp.WorkerID}, {"error_type", &lp.ErrorType}, {"idempotency_key", &lp.IdempotencyKey}} {
+	}{{"worker_id", &lp.WorkerID}, {"error_type", &lp.ErrorType}, {"error_message", &lp.ErrorMessage},
+		{"idempotency_key", &lp.IdempotencyKey}} {
 		v := q.Get(f.name)
 		if err := input.CheckText(f.name, v, input.MaxKeyBytes); err != nil {
 			return err
@@ -63,35 +66,7 @@ func listFilters(q url.Values, lp *skiplock.JobListParams) error {
 	return nil
 }
 
-// MetadataFilter reads KEY:VALUE pairs into a metadata filter. VALUE is
-// taken as JSON when it is JSON (5, true, "5", {"a":1}), else as a string
-// (acme); a key may repeat only with the same value.
-func MetadataFilter(pairs []string) (map[string]any, error) {
-	if len(pairs) == 0 {
-		return nil, nil
-	}
-	out := make(map[string]any, len(pairs))
-	for _, pair := range pairs {
-		k, v, ok := strings.Cut(pair, ":")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("%q: want KEY:VALUE", pair)
-		}
-		if strings.ContainsRune(k, '"') {
-			return nil, fmt.Errorf("key %q: must not contain '\"'", k)
-		}
-		var val any = v
-		var parsed any
-		if json.Unmarshal([]byte(v), &parsed) == nil {
-			val = parsed
-		}
-		if old, dup := out[k]; dup {
-			a, _ := json.Marshal(old)
-			b, _ := json.Marshal(val)
-			if string(a) != string(b) {
-				return nil, fmt.Errorf("key %q: given twice with different values", k)
-			}
-		}
-		out[k] = val
-	}
-	return out, nil
-}
+// MetadataFilter reads KEY:VALUE pairs into a metadata or payload filter.
+// VALUE is taken as JSON when it is JSON (5, true, "5", {"a":1}), else as a
+// string (acme); a key may repeat only with the same value.
+func MetadataFilter(pairs []string) (map[string]any, error) { return input.KeyValues(pairs) }

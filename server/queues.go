@@ -101,9 +101,10 @@ func (s *Server) queueAction(pause bool) handlerFunc {
 }
 
 // QueueAfter answers the view of queue name just paused or resumed, as
-// POST /v1/queues/{queue}/pause and /resume show it (the CLI prints the same).
+// POST /v1/queues/{queue}/pause and /resume show it (the CLI prints the same),
+// read from the primary: a replica may not show the action yet.
 func QueueAfter(ctx context.Context, c *skiplock.Client, name string, paused bool) (QueueView, error) {
-	queues, err := c.QueueList(ctx, false)
+	queues, err := c.QueueList(skiplock.ReadPrimary(ctx), false)
 	if err != nil {
 		return QueueView{}, err
 	}
@@ -138,6 +139,9 @@ type statsAnswer struct {
 		LastMinute map[skiplock.JobState]int64 `json:"last_minute"`
 		LastHour   map[skiplock.JobState]int64 `json:"last_hour"`
 	} `json:"throughput"`
+	// ReplicaLagSeconds is how far behind its primary the replica these
+	// counts come from is; null when the server reads no replica.
+	ReplicaLagSeconds *float64 `json:"replica_lag_seconds"`
 }
 
 func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *principal) error {
@@ -163,6 +167,14 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *principal) err
 	}
 	out.Throughput.LastMinute = orEmpty(st.FinishedLastMinute)
 	out.Throughput.LastHour = orEmpty(st.FinishedLastHour)
+	lag, ok, err := s.client.ReplicaLag(r.Context())
+	if err != nil {
+		return err
+	}
+	if ok {
+		secs := lag.Seconds()
+		out.ReplicaLagSeconds = &secs
+	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -123,6 +123,45 @@ func TestRestoreIntoArchive(t *testing.T) {
 	})
 }
 
+// TestRestoreKeepsRetryBudget stores a job retried by hand and failed again,
+// deletes it from the database and restores it into the archive: the
+// attempt its retry budget started from comes back with it.
+func TestRestoreKeepsRetryBudget(t *testing.T) {
+	forEachDatabase(t, func(t *testing.T, db database) {
+		ctx := context.Background()
+		var failed *skiplock.JobRow
+		for _, j := range finishJobs(t, db.client, 6) {
+			if j.State == skiplock.StateFailed {
+				failed = j
+			}
+		}
+		if _, err := db.client.JobRetry(ctx, failed.ID); err != nil {
+			t.Fatal(err)
+		}
+		claimAndFinish(t, db.client, failed.Queue, []int64{0, failed.ID}) // position 1: fails
+		again, err := db.client.JobGet(ctx, failed.ID)
+		if err != nil || again.State != skiplock.StateFailed || again.AttemptBase == 0 {
+			t.Fatalf("job %d after a retry by hand and a failure: %+v, %v; want failed with an attempt base", failed.ID, again, err)
+		}
+		v, _ := openDir(t)
+		if _, err := v.Store(ctx, []*skiplock.JobRow{again}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkDelete,
+			Filter: skiplock.BulkFilter{States: []skiplock.JobState{skiplock.StateFailed}}}); err != nil {
+			t.Fatal(err)
+		}
+		if res := restore(t, db.client, v, RestoreParams{Into: RestoreArchive}); res.Restored != 1 {
+			t.Fatalf("restore: %+v, want the job restored", res)
+		}
+		got, err := db.client.JobGet(ctx, failed.ID)
+		if err != nil || got.AttemptBase != again.AttemptBase || got.Attempt != again.Attempt ||
+			got.RunOnParentFailure != again.RunOnParentFailure {
+			t.Fatalf("restored %+v, %v; want attempt %d from base %d", got, err, again.Attempt, again.AttemptBase)
+		}
+	})
+}
+
 func TestRestoreIntoQueue(t *testing.T) {
 	forEachDatabase(t, func(t *testing.T, db database) {
 		ctx := context.Background()

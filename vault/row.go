@@ -8,7 +8,8 @@ import (
 	"github.com/skiplock/skiplock"
 )
 
-// jobRecord is one row of a jobs file: every field of skiplock.JobView,
+// jobRecord is one row of a jobs file: every field of skiplock.JobView and
+// the two a restore needs that the view leaves out,
 // JSON fields as JSON text, times as UTC timestamps in microseconds (the
 // precision both databases keep), unset optional fields null.
 type jobRecord struct {
@@ -44,6 +45,10 @@ type jobRecord struct {
 	CancelRequested bool       `parquet:"cancel_requested"`
 	// Traceparent is the W3C trace context the job carries in its metadata.
 	Traceparent *string `parquet:"traceparent,optional"`
+	// RunOnParentFailure and AttemptBase are what a restore needs beyond the
+	// view; files written before they were kept read them as false and 0.
+	RunOnParentFailure bool  `parquet:"run_on_parent_failure,optional"`
+	AttemptBase        int32 `parquet:"attempt_base,optional"`
 }
 
 // newJobRecord answers the row of j, from its API view (so that the vault
@@ -62,6 +67,7 @@ func newJobRecord(j *skiplock.JobRow) (jobRecord, error) {
 		Progress: int32(v.Progress), ProgressMessage: v.ProgressMessage, Checkpoint: jsonOrNull(v.Checkpoint),
 		Result: jsonOrNull(v.Result), Errors: string(errs), IdempotencyKey: v.IdempotencyKey,
 		DependsOn: v.DependsOn, WorkflowID: v.WorkflowID, Stage: v.Stage, CancelRequested: v.CancelRequested,
+		RunOnParentFailure: j.RunOnParentFailure, AttemptBase: int32(j.AttemptBase),
 		Traceparent: optionalString(v.Traceparent)}, nil
 }
 
@@ -74,7 +80,8 @@ func (r *jobRecord) job() (*skiplock.JobRow, error) {
 		FinishedAt: utcPtr(r.FinishedAt), UpdatedAt: r.UpdatedAt.UTC(), LeaseUntil: utcPtr(r.LeaseUntil),
 		WorkerID: deref(r.WorkerID), HeartbeatAt: utcPtr(r.HeartbeatAt), Progress: int(r.Progress),
 		ProgressMessage: r.ProgressMessage, IdempotencyKey: deref(r.IdempotencyKey), DependsOn: r.DependsOn,
-		WorkflowID: deref(r.WorkflowID), Stage: deref(r.Stage), CancelRequested: r.CancelRequested}
+		WorkflowID: deref(r.WorkflowID), Stage: deref(r.Stage), CancelRequested: r.CancelRequested,
+		RunOnParentFailure: r.RunOnParentFailure, AttemptBase: int(r.AttemptBase)}
 	if r.Checkpoint != nil {
 		j.Checkpoint = json.RawMessage(*r.Checkpoint)
 	}

@@ -1,7 +1,8 @@
 // Command compare times River and Skiplock with the same harness against
 // the same PostgreSQL, each in a schema of its own, and prints a table.
 // With --rounds N it runs every mode N times, in alternating order, and the
-// table shows medians and the worst round.
+// table shows medians and the worst round. Mode latency-remote enqueues
+// from a producer process of its own (this command with --produce).
 //
 //	cd bench/compare && go run . --database-url postgres://… --rounds 5
 package main
@@ -34,7 +35,13 @@ type options struct {
 	rate                    float64
 	modes, systems          string
 	rounds                  int
+	// produce makes this process the producer of latency-remote for the
+	// system it names, on --database-url.
+	produce string
 }
+
+// allModes are the modes compare runs.
+var allModes = []string{"drain", "e2e", "latency", "latency-remote"}
 
 func main() {
 	var o options
@@ -42,28 +49,59 @@ func main() {
 	flag.IntVar(&o.jobs, "jobs", 100_000, "jobs to drain")
 	flag.IntVar(&o.jobsRiverDefaults, "jobs-river-defaults", 20_000, "jobs to drain for River at its defaults (slow)")
 	flag.DurationVar(&o.e2e, "e2e", 30*time.Second, "duration of e2e")
-	flag.DurationVar(&o.latency, "latency", 10*time.Second, "duration of latency")
-	flag.Float64Var(&o.rate, "rate", 100, "latency: jobs enqueued per second")
-	flag.StringVar(&o.modes, "modes", "drain,e2e,latency", "modes to run")
+	flag.DurationVar(&o.latency, "latency", 10*time.Second, "duration of the latency modes")
+	flag.Float64Var(&o.rate, "rate", 100, "latency modes: jobs enqueued per second")
+	flag.StringVar(&o.modes, "modes", strings.Join(allModes, ","), "modes to run")
 	flag.StringVar(&o.systems, "systems", "river-defaults,river-bench,skiplock", "systems to run")
 	flag.IntVar(&o.rounds, "rounds", 1, "runs of each mode for each system, in alternating order; the table shows medians")
+	flag.StringVar(&o.produce, "produce", "", "run as the producer process of latency-remote for this system (compare starts it)")
 	flag.Parse()
-	if o.rounds < 1 {
-		fmt.Fprintln(os.Stderr, "compare: --rounds must be at least 1")
+	if err := o.validate(); err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, o); err != nil {
+	work := run
+	if o.produce != "" {
+		work = func(ctx context.Context, o options) error { return produce(ctx, o.produce, o) }
+	}
+	if err := work(ctx, o); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
 	}
 }
 
-// system names what is compared and how to make it in a fresh schema.
+func (o options) validate() error {
+	if o.rounds < 1 {
+		return fmt.Errorf("--rounds must be at least 1")
+	}
+	if o.rate < 1 {
+		return fmt.Errorf("--rate: must be at least 1 per second, got %g", o.rate)
+	}
+	for _, m := range strings.Split(o.modes, ",") {
+		if !slices.Contains(allModes, m) {
+			return fmt.Errorf("--modes: want some of %s, got %q", strings.Join(allModes, ","), m)
+		}
+	}
+	return nil
+}
+
+// system names what is compared and how to make it in a fresh schema; the
+// URL made reaches that schema (for a producer process).
 type system struct {
 	name string
-	make func(ctx context.Context) (bench.System, func(), error)
+	make func(ctx context.Context) (sys bench.System, url string, close func(), err error)
+}
+
+// riverSystems are River's settings compared: its defaults, and those of
+// River's own benchmark.
+func riverSystems() map[string]riverSettings {
+	return map[string]riverSettings{
+		"river-defaults": {MaxWorkers: 100},
+		"river-bench": {MaxWorkers: 2000, FetchCooldown: 2 * time.Millisecond,
+			FetchInterval: 20 * time.Millisecond},
+	}
 }
 
 func run(ctx context.Context, o options) error {
@@ -71,10 +109,10 @@ func run(ctx context.Context, o options) error {
 	if isatty.IsTerminal(os.Stderr.Fd()) {
 		progress = os.Stderr
 	}
+	rs := riverSystems()
 	all := []system{
-		{"river-defaults", riverIn(o.url, riverSettings{MaxWorkers: 100})},
-		{"river-bench", riverIn(o.url, riverSettings{MaxWorkers: 2000, FetchCooldown: 2 * time.Millisecond,
-			FetchInterval: 20 * time.Millisecond})},
+		{"river-defaults", riverIn(o.url, rs["river-defaults"])},
+		{"river-bench", riverIn(o.url, rs["river-bench"])},
 		{"skiplock", skiplockIn(o.url)},
 	}
 	var chosen []system
@@ -113,7 +151,7 @@ func run(ctx context.Context, o options) error {
 
 func runOne(ctx context.Context, s system, mode string, o options, progress io.Writer) (bench.Result, error) {
 	settle(ctx, o.url)
-	sys, closeSys, err := s.make(ctx)
+	sys, url, closeSys, err := s.make(ctx)
 	if err != nil {
 		return bench.Result{}, err
 	}
@@ -130,37 +168,41 @@ func runOne(ctx context.Context, s system, mode string, o options, progress io.W
 		return h.E2E(ctx, sys, o.e2e)
 	case "latency":
 		return h.Latency(ctx, sys, o.rate, o.latency)
+	case "latency-remote":
+		return h.LatencyFrom(ctx, sys, mode, o.rate, o.latency, func(ctx context.Context) (int64, string, error) {
+			return runProducerProcess(ctx, s.name, url, o)
+		})
 	}
 	return bench.Result{}, fmt.Errorf("unknown mode %q", mode)
 }
 
-func riverIn(url string, s riverSettings) func(context.Context) (bench.System, func(), error) {
-	return func(ctx context.Context) (bench.System, func(), error) {
-		pool, drop, err := freshSchema(ctx, url, "river_bench_")
+func riverIn(url string, s riverSettings) func(context.Context) (bench.System, string, func(), error) {
+	return func(ctx context.Context) (bench.System, string, func(), error) {
+		pool, schemaURL, drop, err := freshSchema(ctx, url, "river_bench_")
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		r, err := newRiver(ctx, "river", pool, s)
 		if err != nil {
 			drop()
-			return nil, nil, err
+			return nil, "", nil, err
 		}
-		return r, func() { _ = r.client.Stop(context.Background()); drop() }, nil
+		return r, schemaURL, func() { _ = r.client.Stop(context.Background()); drop() }, nil
 	}
 }
 
-func skiplockIn(url string) func(context.Context) (bench.System, func(), error) {
-	return func(ctx context.Context) (bench.System, func(), error) {
+func skiplockIn(url string) func(context.Context) (bench.System, string, func(), error) {
+	return func(ctx context.Context) (bench.System, string, func(), error) {
 		db, err := bench.OpenFresh(ctx, url, false)
 		if err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 		s, err := bench.NewSkiplock(db.Driver, skiplock.Config{}, 0)
 		if err != nil {
 			db.Close()
-			return nil, nil, err
+			return nil, "", nil, err
 		}
-		return s, func() { _ = s.Client().Stop(context.Background()); db.Close() }, nil
+		return s, db.URL, func() { _ = s.Client().Stop(context.Background()); db.Close() }, nil
 	}
 }
 
@@ -179,27 +221,28 @@ func settle(ctx context.Context, url string) {
 }
 
 // freshSchema creates a schema and answers a pool on it (default pool
-// settings, as Skiplock's) and how to drop it.
-func freshSchema(ctx context.Context, url, prefix string) (*pgxpool.Pool, func(), error) {
+// settings, as Skiplock's), the URL that reaches it, and how to drop it.
+func freshSchema(ctx context.Context, url, prefix string) (*pgxpool.Pool, string, func(), error) {
 	admin, err := pgx.Connect(ctx, url)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	schema := fmt.Sprintf("%s%d", prefix, time.Now().UnixNano())
 	if _, err := admin.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		admin.Close(ctx)
-		return nil, nil, err
+		return nil, "", nil, err
 	}
 	drop := func() {
 		_, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 		admin.Close(context.Background())
 	}
-	pool, err := pgxpool.New(ctx, bench.WithSearchPath(url, schema))
+	schemaURL := bench.WithSearchPath(url, schema)
+	pool, err := pgxpool.New(ctx, schemaURL)
 	if err != nil {
 		drop()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return pool, func() { pool.Close(); drop() }, nil
+	return pool, schemaURL, func() { pool.Close(); drop() }, nil
 }
 
 // figure is one number of a result and how a ratio of it reads: for
@@ -211,7 +254,7 @@ type figure struct {
 }
 
 func figures(mode string) []figure {
-	if mode != "latency" {
+	if !strings.HasPrefix(mode, "latency") {
 		return []figure{{"jobs/s", func(r bench.Result) float64 { return r.JobsPerSec }, true}}
 	}
 	msOf := func(get func(bench.Result) time.Duration) func(bench.Result) float64 {

@@ -63,3 +63,46 @@ func TestTableShowsMediansAndWorstRound(t *testing.T) {
 	// p50 ratios 0.40, 0.60, 0.45: median 0.45, worst 0.60.
 	check("latency p50", "ms", "-", "2.00", "0.90", "0.450x", "0.600x")
 }
+
+// latency-remote reads as latency does: percentiles, lower is better.
+func TestRemoteLatencyFigures(t *testing.T) {
+	fs := figures("latency-remote")
+	if len(fs) != 3 || fs[0].name != "p50 ms" || fs[2].name != "p99 ms" || fs[2].higher {
+		t.Fatalf("latency-remote figures %+v, want p50, p95, p99, lower better", fs)
+	}
+	r := bench.Result{P99: 7 * time.Millisecond}
+	if got := fs[2].get(r); got != 7 {
+		t.Errorf("p99 of %s read as %v ms", r.P99, got)
+	}
+}
+
+// The producer process is this command again, told which system to
+// produce for, where, at what rate and for how long.
+func TestProducerArgs(t *testing.T) {
+	o := options{rate: 1000, latency: 10 * time.Second}
+	got := strings.Join(producerArgs("river-bench", "postgres://x?search_path=s", o), " ")
+	want := "--produce river-bench --database-url postgres://x?search_path=s --rate 1000 --latency 10s"
+	if got != want {
+		t.Errorf("producer args %q, want %q", got, want)
+	}
+	if _, ok := riverSystems()["river-bench"]; !ok {
+		t.Error("river-bench is not a River system the producer knows")
+	}
+}
+
+// Bad options name the flag before anything runs.
+func TestOptionsValidate(t *testing.T) {
+	good := options{rounds: 1, rate: 100, modes: "latency,latency-remote"}
+	if err := good.validate(); err != nil {
+		t.Fatalf("%+v: %v", good, err)
+	}
+	for flag, o := range map[string]options{
+		"--rounds": {rounds: 0, rate: 100, modes: "latency"},
+		"--rate":   {rounds: 1, rate: 0, modes: "latency"},
+		"--modes":  {rounds: 1, rate: 100, modes: "latency,remote"},
+	} {
+		if err := o.validate(); err == nil || !strings.Contains(err.Error(), flag) {
+			t.Errorf("%+v: %v, want an error naming %s", o, err, flag)
+		}
+	}
+}

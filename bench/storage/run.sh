@@ -9,11 +9,13 @@
 # holds a repeatable-read snapshot for the whole run (with "lock" it has
 # also read the queue's tables, so it holds their locks); the script
 # prints the tables' size and the jobs completed every 10 s, then ends the
-# hold and prints the size each 10 s for a minute more.
+# hold and prints the size each 10 s for a minute more. The rotating design
+# rotates every EVERY seconds (default 1).
 set -eu
 design=$1; secs=$2; lock=${3:-}
 url=${PGURL:-postgres://postgres@127.0.0.1:5432/postgres}
 rate=${RATE:-30}
+every=${EVERY:-1}
 dir=$(cd "$(dirname "$0")" && pwd)
 psql -q -v ON_ERROR_STOP=1 "$url" -f "$dir/$design.sql"
 hold="SELECT 1;"
@@ -28,11 +30,15 @@ pgbench -n "$url" -f "$dir/claim.sql" -c 2 -T "$((secs + 60))" >/dev/null 2>&1 &
 pgbench -n "$url" -f "$dir/complete.sql" -c 2 -T "$((secs + 60))" >/dev/null 2>&1 &
 end=$(( $(date +%s) + secs ))
 prev=0
+rotated=0
 while [ "$(date +%s)" -lt "$end" ]; do
-    [ "$design" = rotating ] && psql -qAt "$url" -c "SET lock_timeout = '50ms'; SELECT hotproto.rotate();" >/dev/null 2>&1 || true
+    if [ "$design" = rotating ] && [ $(( $(date +%s) - rotated )) -ge "$every" ]; then
+        rotated=$(date +%s)
+        psql -qAt "$url" -c "SET lock_timeout = '50ms'; SELECT hotproto.rotate();" >/dev/null 2>&1 || true
+    fi
     t=$(( secs - (end - $(date +%s)) ))
-    if [ $(( t % 10 )) -eq 0 ] && [ "$t" -ne "$prev" ]; then
-        prev=$t
+    if [ "$t" -ge $(( prev + 10 )) ]; then
+        prev=$(( t - t % 10 ))
         echo "t=${t}s held $(psql -qAt -F ' ' "$url" -c 'SELECT bytes, done FROM hotproto.sizes')"
     fi
     sleep 1

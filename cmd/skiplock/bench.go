@@ -42,8 +42,14 @@ runs in a temporary file unless --database-url names one.
 
 Modes: drain (insert --jobs, then time working them all), e2e (insert and
 work at once for --duration), latency (enqueue at --rate, enqueue→start
-percentiles), insert (bulk insert rate), http (e2e through a skiplock serve
-process and --procs HTTP worker processes claiming --claim-max jobs a call,
+percentiles; the producer is this process's own client, so that a job
+inserted while a worker is free starts at its insert), latency-remote (the
+same, enqueued by a producer process through the library into PostgreSQL
+and taken by this process's workers: the wake-up and the claim included),
+latency-http (the same, enqueued by a producer process through
+POST /v1/jobs of a skiplock serve process that works nothing), insert
+(bulk insert rate), http (e2e through a skiplock serve process and --procs
+HTTP worker processes claiming --claim-max jobs a call,
 each claim carrying the report of the jobs before it),
 steady (offer --rate jobs a second for --duration, open loop: due→start
 percentiles, claim p95, the hot table's dead tuples sampled every second),
@@ -70,10 +76,10 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 			if err := o.Validate(); err != nil {
 				return usagef("%v", err)
 			}
-			if o.Mode == "http" || o.Procs > 0 {
+			if o.RunsProcesses() {
 				exe, err := os.Executable()
 				if err != nil {
-					return fmt.Errorf("find the skiplock binary for the worker processes: %w", err)
+					return fmt.Errorf("find the skiplock binary for the bench's processes: %w", err)
 				}
 				o.Exe = exe
 			}
@@ -120,8 +126,8 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 	f := cmd.Flags()
 	f.StringVar(&o.Mode, "mode", "drain", strings.Join(bench.Modes, ", "))
 	f.IntVar(&o.Jobs, "jobs", bench.DefaultJobs, "jobs to drain or insert")
-	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e, latency, http, steady and commit run")
-	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency and steady: jobs enqueued per second, one at a time; commit: inserts per second")
+	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e, the latency modes, http, steady and commit run")
+	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency modes and steady: jobs enqueued per second, one at a time; commit: inserts per second")
 	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 1000)")
 	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
 	f.IntVar(&o.Producers, "producers", 0, "goroutines inserting at once (default: 1 for e2e and drain, one per CPU for insert)")

@@ -9,7 +9,7 @@ import (
 )
 
 // resultLineRE is the machine-readable last line of skiplock bench.
-var resultLineRE = regexp.MustCompile(`^result mode=(\w+) jobs=(\d+) jobs_per_sec=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+( \w+=[\d.]+)*$`)
+var resultLineRE = regexp.MustCompile(`^result mode=([\w-]+) jobs=(\d+) jobs_per_sec=\d+ p50_ms=[\d.]+ p95_ms=[\d.]+ p99_ms=[\d.]+( \w+=[\d.]+)*$`)
 
 // lastLine answers the last line of s.
 func lastLine(s string) string {
@@ -18,9 +18,11 @@ func lastLine(s string) string {
 }
 
 // TestCLIBenchProcesses: --mode http runs a server process and HTTP
-// worker processes, --procs library worker processes; each prints its
+// worker processes, --procs library worker processes, latency-remote and
+// latency-http a producer process (and latency-http a server); each prints its
 // result line with the processes it ran. It asserts no speed, nor that a
-// 2 s run got any job done (bench's TestHTTPWorker proves the work).
+// 2 s run of http or e2e got any job done (bench's TestHTTPWorker proves the
+// work); a latency mode fails unless every job sent was taken.
 func TestCLIBenchProcesses(t *testing.T) {
 	t.Parallel() // each run has a fresh schema and its server a free port
 	for _, c := range []struct {
@@ -32,6 +34,10 @@ func TestCLIBenchProcesses(t *testing.T) {
 		{[]string{"--mode", "http", "--procs", "1", "--h2c", "--duration", "2s"}, "http", " procs=1 "},
 		{[]string{"--mode", "http", "--procs", "1", "--full-jobs", "--duration", "2s"}, "http", " procs=1 "},
 		{[]string{"--mode", "e2e", "--procs", "2", "--duration", "2s"}, "e2e", " procs=2 "},
+		// A producer process enqueues 40 jobs, through the library or a
+		// server process; this process's workers take every one.
+		{[]string{"--mode", "latency-remote", "--rate", "20", "--duration", "2s"}, "latency-remote", "jobs=40 "},
+		{[]string{"--mode", "latency-http", "--rate", "20", "--duration", "2s"}, "latency-http", "jobs=40 "},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			t.Parallel()
@@ -59,6 +65,8 @@ func TestCLIBenchFlags(t *testing.T) {
 		"--mode steady --rate 0.5":         "--rate",
 		"--mode steady --sample-every 1ms": "--sample-every",
 		"--mode e2e --sample-every 1s":     "--sample-every",
+		"--mode latency-remote":            "PostgreSQL",
+		"--mode latency-http":              "PostgreSQL",
 	} {
 		r := runCLI(t, "sqlite:"+t.TempDir()+"/b.db", append([]string{"bench"}, strings.Fields(args)...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, flag) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

@@ -12,11 +12,14 @@ import (
 // bulkFlags are the selection of `jobs retry|cancel|delete|pause|resume`
 // without an id.
 type bulkFlags struct {
-	states, kinds, queues []string
-	tenant                string
-	olderThan             time.Duration
-	dryRun                bool
-	batch                 int
+	states, kinds, queues   []string
+	tenant                  string
+	olderThan               time.Duration
+	errorType, errorMessage string
+	ids                     []int64
+	payload, metadata       []string
+	dryRun                  bool
+	batch                   int
 }
 
 var bulkPast = map[skiplock.BulkAction]string{
@@ -29,7 +32,7 @@ var bulkPast = map[skiplock.BulkAction]string{
 func withBulk(g *globals, action skiplock.BulkAction, cmd *cobra.Command) *cobra.Command {
 	bf := addBulkFlags(cmd)
 	byID := cmd.RunE
-	cmd.Use += " | " + cmd.Name() + " --state … --kind … --queue … --older-than …"
+	cmd.Use += " | " + cmd.Name() + " --state … --kind … --queue … --older-than … --error-type … --payload … --id …"
 	cmd.Args = cobra.RangeArgs(0, 1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if len(args) == 1 {
@@ -48,7 +51,7 @@ func newJobsDeleteCmd(g *globals) *cobra.Command {
 		Short: "Delete finished jobs (completed, failed, cancelled) from the archive for good",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef("jobs delete takes no job id: it deletes a selection (--state, --kind, --queue, --tenant, --older-than)")
+				return usagef("jobs delete takes no job id: it deletes a selection (--state, --kind, --queue, --tenant, --older-than, --id, …)")
 			}
 			return nil
 		}}
@@ -65,13 +68,19 @@ func addBulkFlags(cmd *cobra.Command) *bulkFlags {
 	f.StringSliceVar(&bf.queues, "queue", nil, "only jobs of these queues (repeatable or comma-separated)")
 	f.StringVar(&bf.tenant, "tenant", "", "only jobs of this tenant")
 	f.DurationVar(&bf.olderThan, "older-than", 0, "only jobs created (cancel, pause, resume) or finished (retry, delete) longer ago than this, e.g. 24h")
+	f.StringVar(&bf.errorType, "error-type", "", "only jobs with an attempt error of this type")
+	f.StringVar(&bf.errorMessage, "error-message", "", "only jobs with an attempt error whose message contains this text (letters compared without case)")
+	f.Int64SliceVar(&bf.ids, "id", nil, "only these jobs (repeatable or comma-separated)")
+	f.StringArrayVar(&bf.payload, "payload", nil, "only jobs whose payload has KEY:VALUE (KEY a.b reaches into objects; VALUE as JSON when it is JSON; repeatable)")
+	f.StringArrayVar(&bf.metadata, "metadata", nil, "only jobs whose metadata has KEY:VALUE (VALUE as JSON when it is JSON; repeatable)")
 	f.BoolVar(&bf.dryRun, "dry-run", false, "count the jobs, change nothing")
 	f.IntVar(&bf.batch, "batch-size", 0, "jobs per batch and transaction (1-10000; default 500 on SQLite, 5000 on PostgreSQL)")
 	return bf
 }
 
 func changedBulkFlag(cmd *cobra.Command) string {
-	for _, name := range []string{"state", "kind", "queue", "tenant", "older-than", "dry-run", "batch-size"} {
+	for _, name := range []string{"state", "kind", "queue", "tenant", "older-than", "error-type", "error-message",
+		"id", "payload", "metadata", "dry-run", "batch-size"} {
 		if cmd.Flags().Changed(name) {
 			return name
 		}
@@ -81,7 +90,8 @@ func changedBulkFlag(cmd *cobra.Command) string {
 
 func runBulk(cmd *cobra.Command, g *globals, action skiplock.BulkAction, bf *bulkFlags) error {
 	p := skiplock.BulkParams{Action: action, DryRun: bf.dryRun, BatchSize: bf.batch,
-		Filter: skiplock.BulkFilter{Kinds: bf.kinds, Queues: bf.queues, OlderThan: bf.olderThan}}
+		Filter: skiplock.BulkFilter{Kinds: bf.kinds, Queues: bf.queues, OlderThan: bf.olderThan,
+			ErrorType: bf.errorType, ErrorMessage: bf.errorMessage, IDs: bf.ids}}
 	if cmd.Flags().Changed("tenant") {
 		p.Filter.Tenant = &bf.tenant
 	}
@@ -124,6 +134,15 @@ func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkP
 	if bf.batch < 0 || bf.batch > 10000 {
 		return usagef("--batch-size: must be between 1 and 10000, got %d", bf.batch)
 	}
+	for _, id := range bf.ids {
+		if id <= 0 {
+			return usagef("--id: %d is not a job id (a positive integer)", id)
+		}
+	}
+	var err error
+	if p.Filter.Metadata, p.Filter.Payload, err = jsonFilterFlags(bf.metadata, bf.payload); err != nil {
+		return err
+	}
 	for _, s := range bf.states {
 		st := skiplock.JobState(s)
 		if !st.Valid() {
@@ -132,7 +151,7 @@ func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkP
 		p.Filter.States = append(p.Filter.States, st)
 	}
 	if p.Filter.Empty() {
-		return usagef("name at least one of --state, --kind, --queue, --tenant, --older-than (%s acts on no job without a selection)", action)
+		return usagef("name at least one of --state, --kind, --queue, --tenant, --older-than, --error-type, --error-message, --id, --payload, --metadata (%s acts on no job without a selection)", action)
 	}
 	// An empty --tenant (often "$TENANT" unset) alone would select the
 	// default tenant's jobs: every job of a queue used without tenants.
@@ -140,7 +159,7 @@ func checkBulkFlags(action skiplock.BulkAction, bf *bulkFlags, p *skiplock.BulkP
 		f := p.Filter
 		f.Tenant = nil
 		if f.Empty() {
-			return usagef("--tenant: empty, and alone it selects every job without a tenant; add --state, --kind, --queue or --older-than")
+			return usagef("--tenant: empty, and alone it selects every job without a tenant; add --state, --kind, --queue, --older-than or another filter")
 		}
 	}
 	return nil

@@ -72,6 +72,7 @@ func newJobsListCmd(g *globals) *cobra.Command {
 		states []string
 		tenant string
 		meta   []string
+		pay    []string
 		ranges listRanges
 	)
 	cmd := &cobra.Command{Use: "list", Short: "List jobs, newest first, live and archived", Args: cobra.NoArgs,
@@ -86,11 +87,10 @@ func newJobsListCmd(g *globals) *cobra.Command {
 			if cmd.Flags().Changed("tenant") {
 				p.Tenant = &tenant
 			}
-			m, err := server.MetadataFilter(meta)
-			if err != nil {
-				return usagef("--metadata: %v", err)
+			var err error
+			if p.Metadata, p.Payload, err = jsonFilterFlags(meta, pay); err != nil {
+				return err
 			}
-			p.Metadata = m
 			if err := ranges.apply(&p); err != nil {
 				return err
 			}
@@ -130,10 +130,26 @@ func newJobsListCmd(g *globals) *cobra.Command {
 	f.StringArrayVar(&p.Tags, "tag", nil, "only jobs carrying this tag (repeatable: every one)")
 	f.StringArrayVar(&meta, "metadata", nil, "only jobs whose metadata has KEY:VALUE (VALUE as JSON when it is JSON; repeatable)")
 	f.StringVar(&p.WorkerID, "worker-id", "", "only jobs last run by this worker")
+	f.StringArrayVar(&pay, "payload", nil, "only jobs whose payload has KEY:VALUE (KEY a.b reaches into objects; VALUE as JSON when it is JSON; repeatable)")
 	f.StringVar(&p.ErrorType, "error-type", "", "only jobs with an attempt error of this type")
+	f.StringVar(&p.ErrorMessage, "error-message", "", "only jobs with an attempt error whose message contains this text (letters compared without case)")
 	f.StringVar(&p.IdempotencyKey, "idempotency-key", "", "only jobs inserted under this idempotency key")
 	ranges.flags(f)
 	f.IntVar(&p.Limit, "limit", 50, "at most this many")
 	f.Int64Var(&p.BeforeID, "cursor", 0, "list jobs older than this id (the last id of the previous page)")
 	return addJSONFlag(cmd)
+}
+
+// jsonFilterFlags reads --metadata and --payload KEY:VALUE pairs, as GET
+// /v1/jobs reads metadata= and payload=.
+func jsonFilterFlags(meta, payload []string) (map[string]any, map[string]any, error) {
+	m, err := server.MetadataFilter(meta)
+	if err != nil {
+		return nil, nil, usagef("--metadata: %v", err)
+	}
+	p, err := server.MetadataFilter(payload)
+	if err != nil {
+		return nil, nil, usagef("--payload: %v", err)
+	}
+	return m, p, nil
 }

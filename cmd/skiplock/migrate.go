@@ -142,7 +142,7 @@ func distributeOnCitus(cmd *cobra.Command, d driver.Driver, shards int) (string,
 // newFilterIndexesCmd adds (or drops) the archive's optional listing-filter
 // indexes on PostgreSQL.
 func newFilterIndexesCmd(g *globals) *cobra.Command {
-	var drop bool
+	var drop, payload bool
 	cmd := &cobra.Command{Use: "filter-indexes", Args: cobra.NoArgs,
 		Short: "Add the archive's indexes for listing by tag, metadata, error type, worker and created time (PostgreSQL)",
 		Long: `Add the archive's indexes for listing by tag, metadata, error type, worker and
@@ -150,9 +150,11 @@ created time (PostgreSQL). Every completion pays an entry in each, so a new
 database has none; listings with these filters read the archive newest first
 until the page is full. The indexes are built partition by partition with
 CREATE INDEX CONCURRENTLY, so workers keep completing jobs meanwhile; run it
-again after an interruption and it goes on where it stopped. --drop removes
-them. On SQLite there is nothing to add: the worker and created filters have
-their indexes, and JSON text cannot be indexed.`,
+again after an interruption and it goes on where it stopped. --payload adds
+the payload's index too (jobs list --payload, GET /v1/jobs?payload=): a
+payload is most of a job's bytes, so it is left out unless asked for. --drop
+removes them all. On SQLite there is nothing to add: the worker and created
+filters have their indexes, and JSON text cannot be indexed.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			db, err := g.openExisting(cmd.Context())
 			if err != nil {
@@ -172,12 +174,16 @@ their indexes, and JSON text cannot be indexed.`,
 				return nil
 			}
 			n := 0
-			err = pg.AddFilterIndexes(cmd.Context(), func(index, partition string) {
+			built := func(index, partition string) {
 				n++
 				if isTTY(cmd.ErrOrStderr()) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "\r\033[Kbuilt %s on %s", index, partition)
 				}
-			})
+			}
+			err = pg.AddFilterIndexes(cmd.Context(), built)
+			if err == nil && payload {
+				err = pg.AddPayloadIndex(cmd.Context(), built)
+			}
 			if n > 0 && isTTY(cmd.ErrOrStderr()) {
 				fmt.Fprint(cmd.ErrOrStderr(), "\r\033[K")
 			}
@@ -187,7 +193,8 @@ their indexes, and JSON text cannot be indexed.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "filter-indexes: valid (%d partition indexes built)\n", n)
 			return nil
 		}}
-	cmd.Flags().BoolVar(&drop, "drop", false, "remove the indexes")
+	cmd.Flags().BoolVar(&drop, "drop", false, "remove the indexes (the payload's too)")
+	cmd.Flags().BoolVar(&payload, "payload", false, "also add the payload's index, for listing by payload")
 	return cmd
 }
 

@@ -17,6 +17,9 @@ import (
 // globals are the flags every command shares.
 type globals struct {
 	databaseURL string
+	// readDatabaseURL is a streaming replica that lists, counts and
+	// exports read from (--read-database-url, or SKIPLOCK_READ_DATABASE_URL).
+	readDatabaseURL string
 	// contracts is a contract file that commands entering jobs enforce
 	// (--contracts, or SKIPLOCK_CONTRACTS).
 	contracts string
@@ -37,6 +40,8 @@ func newRootCmd() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.PersistentFlags().StringVar(&g.databaseURL, "database-url", "",
 		"database: postgres://…, sqlite:PATH or PATH.db (env SKIPLOCK_DATABASE_URL; default skiplock.db)")
+	root.PersistentFlags().StringVar(&g.readDatabaseURL, "read-database-url", "",
+		"a streaming replica of a postgres:// database to read lists, counts and exports from (env SKIPLOCK_READ_DATABASE_URL)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newMigrateCmd(g), newEnqueueCmd(g), newJobsCmd(g), newQueuesCmd(g), newVersionCmd(g))
 	for _, add := range extraCommands {
@@ -103,6 +108,14 @@ func (g *globals) url() string {
 	return dbopen.DefaultURL
 }
 
+// readURL answers the replica's URL: flag, then environment; "" for none.
+func (g *globals) readURL() string {
+	if g.readDatabaseURL != "" {
+		return g.readDatabaseURL
+	}
+	return os.Getenv("SKIPLOCK_READ_DATABASE_URL")
+}
+
 // open opens the database, creating a SQLite file that does not exist yet;
 // a malformed URL is a usage error.
 func (g *globals) open(ctx context.Context) (dbopen.Opened, error) {
@@ -121,11 +134,19 @@ func (g *globals) openExisting(ctx context.Context) (dbopen.Opened, error) {
 }
 
 func (g *globals) openWith(ctx context.Context, open func(context.Context, string) (dbopen.Opened, error)) (dbopen.Opened, error) {
-	url := g.url()
+	url, readURL := g.url(), g.readURL()
 	if _, err := dbopen.Kind(url); err != nil {
 		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--database-url: %w", err)}
 	}
+	if err := dbopen.CheckReadURL(url, readURL); err != nil {
+		return dbopen.Opened{}, &usageError{err: fmt.Errorf("--read-database-url: %w", err)}
+	}
 	db, err := open(ctx, url)
+	if err == nil {
+		if err = db.ReadFrom(ctx, readURL); err != nil {
+			db.Close()
+		}
+	}
 	if err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) || strings.Contains(err.Error(), "parse database url") {

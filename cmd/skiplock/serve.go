@@ -36,7 +36,10 @@ const (
 // serveConfig is the configuration of `skiplock serve`, from flags, then
 // SKIPLOCK_* environment variables, then the config file.
 type serveConfig struct {
-	DatabaseURL     string `yaml:"database_url"`
+	DatabaseURL string `yaml:"database_url"`
+	// ReadDatabaseURL is a streaming replica that the dashboard, lists,
+	// stats and exports read from (docs/scale.md).
+	ReadDatabaseURL string `yaml:"read_database_url"`
 	Listen          string `yaml:"listen"`
 	Insecure        bool   `yaml:"insecure"`
 	MaxPayloadBytes int64  `yaml:"max_payload_bytes"`
@@ -108,14 +111,15 @@ func newServeCmd(g *globals) *cobra.Command {
 with /metrics and /healthz, and the maintenance services. With no flags it
 serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
 
-Configuration: flags, then environment (SKIPLOCK_DATABASE_URL, SKIPLOCK_LISTEN,
+Configuration: flags, then environment (SKIPLOCK_DATABASE_URL,
+SKIPLOCK_READ_DATABASE_URL, SKIPLOCK_LISTEN,
 SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
 SKIPLOCK_CONTRACTS_WIN, SKIPLOCK_LOG_LEVEL, SKIPLOCK_LOG_FORMAT, SKIPLOCK_VAULT),
 then the file (./skiplock.yaml or --config). Tracing follows the OTEL_*
 environment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			flags.DatabaseURL = g.databaseURL
+			flags.DatabaseURL, flags.ReadDatabaseURL = g.databaseURL, g.readDatabaseURL
 			cfg, err := loadServeConfig(cmd, flags, configFile)
 			if err != nil {
 				return err
@@ -170,6 +174,7 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 	}
 	fs := cmd.Flags()
 	pick(flags.DatabaseURL != "", flags.DatabaseURL, "DATABASE_URL", &cfg.DatabaseURL)
+	pick(flags.ReadDatabaseURL != "", flags.ReadDatabaseURL, "READ_DATABASE_URL", &cfg.ReadDatabaseURL)
 	pick(fs.Changed("listen"), flags.Listen, "LISTEN", &cfg.Listen)
 	pick(fs.Changed("contracts"), flags.Contracts, "CONTRACTS", &cfg.Contracts)
 	pick(fs.Changed("contracts-win"), flags.ContractsWin, "CONTRACTS_WIN", &cfg.ContractsWin)
@@ -212,6 +217,9 @@ func checkServeConfig(cfg serveConfig) error {
 	}
 	if _, err := dbopen.Kind(cfg.DatabaseURL); err != nil {
 		return usagef("--database-url: %v", err)
+	}
+	if err := dbopen.CheckReadURL(cfg.DatabaseURL, cfg.ReadDatabaseURL); err != nil {
+		return usagef("--read-database-url: %v", err)
 	}
 	if _, err := logLevel(cfg.LogLevel); err != nil {
 		return err
@@ -296,6 +304,9 @@ func serve(ctx context.Context, cfg serveConfig) error {
 		return fmt.Errorf("migrate the database: %w", err)
 	}
 	log.Info("database", "driver", db.Driver.Name(), "url", redactURL(cfg.DatabaseURL))
+	if cfg.ReadDatabaseURL != "" {
+		log.Info("read replica", "url", redactURL(cfg.ReadDatabaseURL), "reads", "dashboard, lists, stats, metrics, exports")
+	}
 	store, err := db.Tokens()
 	if err != nil {
 		return err

@@ -128,7 +128,7 @@ func logPeriodic(log *slog.Logger, entries []periodicConfig) {
 // tokens may serve an address other than loopback without --insecure; a
 // new SQLite file holds none, so none is created only to be refused.
 func openServeDB(ctx context.Context, cfg serveConfig, loopback bool) (dbopen.Opened, error) {
-	g := &globals{databaseURL: cfg.DatabaseURL}
+	g := &globals{databaseURL: cfg.DatabaseURL, readDatabaseURL: cfg.ReadDatabaseURL}
 	open := g.open
 	if !loopback && !cfg.Insecure {
 		open = g.openExisting

@@ -154,7 +154,7 @@ var _ = add("TransitionsAreFenced", func(e *env) {
 		if err != nil || len(done) != 0 {
 			e.t.Fatalf("complete by %+v: done %v err %v, want nothing", h, done, err)
 		}
-		_, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", true), RetryAt: &retry})
+		_, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", true)})
 		e.wantErr(err, driver.ErrLeaseLost, "fail with retry")
 		_, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: h, Error: attemptError(j, "x", false)})
 		e.wantErr(err, driver.ErrLeaseLost, "fail")

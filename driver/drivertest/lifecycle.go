@@ -10,8 +10,7 @@ import (
 
 var _ = add("FailRetriesThenFails", func(e *env) {
 	j := e.claimID(e.insert(job("a")), "w1", lease)
-	now := time.Now()
-	out, err := outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 1", true), RetryAt: &now})
+	out, err := outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 1", true)})
 	if err != nil || out.State != driver.StatePending || out.Attempt != 1 || out.WorkerID != "" || out.LeaseUntil != nil {
 		e.t.Fatalf("fail with a due retry: %+v, %v, want pending", out, err)
 	}
@@ -22,10 +21,11 @@ var _ = add("FailRetriesThenFails", func(e *env) {
 	if j.Attempt != 2 {
 		e.t.Fatalf("second claim: attempt %d", j.Attempt)
 	}
-	later := time.Now().Add(time.Hour)
-	out, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 2", true), RetryAt: &later})
-	if err != nil || out.State != driver.StateScheduled || !out.RunAt.Equal(later.UTC().Truncate(time.Microsecond)) {
-		e.t.Fatalf("fail with a later retry: %+v, %v, want scheduled at %s", out, err, later)
+	before := time.Now().Add(time.Hour)
+	out, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(j), Error: attemptError(j, "boom 2", true), Wait: time.Hour})
+	if err != nil || out.State != driver.StateScheduled || out.RunAt.Before(before.Add(-time.Millisecond)) ||
+		out.RunAt.After(time.Now().Add(time.Hour)) {
+		e.t.Fatalf("fail with a later retry: %+v, %v, want scheduled an hour on", out, err)
 	}
 	other := e.claimID(e.insert(job("a")), "w1", lease)
 	out = e.failFinal(other, "fatal")
@@ -77,8 +77,7 @@ var _ = add("Cancel", func(e *env) {
 	if _, err := e.admin().JobCancel(e.ctx, b.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	retry := time.Now()
-	out, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(b), Error: attemptError(b, "stopped", true), RetryAt: &retry})
+	out, err = outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(b), Error: attemptError(b, "stopped", true)})
 	if err != nil || out.State != driver.StateCancelled {
 		e.t.Fatalf("fail after cancel: %+v, %v, want cancelled", out, err)
 	}
@@ -86,7 +85,7 @@ var _ = add("Cancel", func(e *env) {
 	if _, err := e.admin().JobCancel(e.ctx, c.ID); err != nil {
 		e.t.Fatal(err)
 	}
-	out, err = outcome.SnoozeJob(e.ctx, e.d, driver.SnoozeParams{HeldJob: held(c), RunAt: retry})
+	out, err = outcome.SnoozeJob(e.ctx, e.d, driver.SnoozeParams{HeldJob: held(c), RunAt: time.Now()})
 	if err != nil || out.State != driver.StateCancelled {
 		e.t.Fatalf("snooze after cancel: %+v, %v, want cancelled", out, err)
 	}

@@ -23,9 +23,8 @@ var _ = add("JobMetrics", func(e *env) {
 	e.insert(job("m.p"))
 	e.claimID(e.insert(job("m.a")), "w1", time.Minute)
 	retry := e.claimID(e.insert(job("m.b")), "w1", time.Minute)
-	later := time.Now().Add(time.Hour)
 	if _, err := outcome.FailJob(e.ctx, e.d, driver.FailParams{HeldJob: held(retry),
-		Error: attemptError(retry, "again", true), RetryAt: &later}); err != nil {
+		Error: attemptError(retry, "again", true), Wait: time.Hour}); err != nil {
 		e.t.Fatal(err)
 	}
 	e.complete(e.claimID(e.insert(job("m.c")), "w1", time.Minute), "")

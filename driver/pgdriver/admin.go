@@ -22,9 +22,7 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 // jobListArgs are the parameters of JobList for p, in their numbers' order.
 func jobListArgs(p driver.ListParams) ([]any, error) {
 	live, archived := len(p.States) == 0, len(p.States) == 0
-	states := make([]string, len(p.States))
-	for i, s := range p.States {
-		states[i] = string(s)
+	for _, s := range p.States {
 		live = live || !s.Finished()
 		archived = archived || s.Finished()
 	}
@@ -33,21 +31,33 @@ func jobListArgs(p driver.ListParams) ([]any, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	meta, err := p.MetadataJSON()
+	f, err := jobFilterArgs(p.Filter())
 	if err != nil {
-		return nil, fmt.Errorf("metadata filter: %w", err)
+		return nil, err
 	}
-	tags := p.Tags
-	if tags == nil {
-		tags = []string{}
+	return jobList.Args(listArgs{filterArgs: f, Live: live, Archived: archived, BeforeID: p.BeforeID, Limit: limit,
+		ByTime: p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero()}), nil
+}
+
+// jobFilterArgs are the parameters of the JobFilter fragment for f.
+func jobFilterArgs(f driver.Filter) (filterArgs, error) {
+	meta, payload, err := f.Contains()
+	if err != nil {
+		return filterArgs{}, err
 	}
-	return jobList.Args(listArgs{Live: live, States: states, Kind: p.Kind, Queue: p.Queue, Tenant: p.Tenant,
-		WorkflowID: p.WorkflowID, BeforeID: p.BeforeID, Limit: limit, Archived: archived, Tags: tags,
-		Metadata: meta, WorkerID: p.WorkerID, ErrorType: p.ErrorType,
-		CreatedAfter: optTime(p.CreatedAfter), CreatedBefore: optTime(p.CreatedBefore),
-		FinishedAfter: optTime(p.FinishedAfter), FinishedBefore: optTime(p.FinishedBefore),
-		ByTime:         p.FinishedOnly() || !p.CreatedAfter.IsZero() || !p.CreatedBefore.IsZero(),
-		IdempotencyKey: p.IdempotencyKey}), nil
+	return filterArgs{States: f.StateNames(), Kinds: nonNil(f.Kinds), Queues: nonNil(f.Queues), Tenant: f.Tenant,
+		IDs: nonNil(f.IDs), WorkflowID: f.WorkflowID, Tags: nonNil(f.Tags), Metadata: meta, Payload: payload,
+		WorkerID: f.WorkerID, IdempotencyKey: f.IdempotencyKey, ErrorType: f.ErrorType, ErrorMessage: f.ErrorMessage,
+		CreatedAfter: optTime(f.CreatedAfter), CreatedBefore: optTime(f.CreatedBefore),
+		FinishedAfter: optTime(f.FinishedAfter), FinishedBefore: optTime(f.FinishedBefore)}, nil
+}
+
+// nonNil answers an empty list for nil: a NULL array would match no job.
+func nonNil[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }
 
 // optTime answers nil for the zero time (no bound).
@@ -166,24 +176,33 @@ type archiveLiveArgs struct {
 }
 
 type listArgs struct {
-	Live           bool       `sql:"live"`
-	Archived       bool       `sql:"archived"`
+	filterArgs
+	Live     bool  `sql:"live"`
+	Archived bool  `sql:"archived"`
+	BeforeID int64 `sql:"before_id"`
+	Limit    int   `sql:"limit"`
+	// ByTime reads the archive by a time bound (see JobList).
+	ByTime bool `sql:"by_time"`
+}
+
+// filterArgs are the parameters of the JobFilter fragment, which every
+// listing and bulk selection reads.
+type filterArgs struct {
 	States         []string   `sql:"states"`
-	Kind           string     `sql:"kind"`
-	Queue          string     `sql:"queue"`
+	Kinds          []string   `sql:"kinds"`
+	Queues         []string   `sql:"queues"`
 	Tenant         *string    `sql:"tenant"`
+	IDs            []int64    `sql:"ids"`
 	WorkflowID     string     `sql:"workflow_id"`
-	BeforeID       int64      `sql:"before_id"`
-	Limit          int        `sql:"limit"`
 	Tags           []string   `sql:"tags"`
 	Metadata       []byte     `sql:"metadata"`
+	Payload        []byte     `sql:"payload"`
 	WorkerID       string     `sql:"worker_id"`
+	IdempotencyKey string     `sql:"idempotency_key"`
 	ErrorType      string     `sql:"error_type"`
+	ErrorMessage   string     `sql:"error_message"`
 	CreatedAfter   *time.Time `sql:"created_after"`
 	CreatedBefore  *time.Time `sql:"created_before"`
 	FinishedAfter  *time.Time `sql:"finished_after"`
 	FinishedBefore *time.Time `sql:"finished_before"`
-	// ByTime reads the archive by a time bound (see JobList).
-	ByTime         bool   `sql:"by_time"`
-	IdempotencyKey string `sql:"idempotency_key"`
 }

@@ -83,10 +83,9 @@ type hotTableUpkeep struct {
 	version int // the server's server_version_num, once asked
 
 	// Spill tables (spill.go): the hot table's holder as last read and
-	// when, and when new jobs were sent back to the hot table.
-	holder    string
-	holderAt  time.Time
-	mergeFrom time.Time
+	// when.
+	holder   string
+	holderAt time.Time
 	// The most live jobs seen in the current window (from windowStart)
 	// and in the one before: see peakLive.
 	peak, lastPeak int64

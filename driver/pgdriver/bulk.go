@@ -19,18 +19,15 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 	if p.Archived {
 		stmt = jobSelectArchived
 	}
-	var before any
-	if !p.Before.IsZero() {
-		before = p.Before
+	f, err := jobFilterArgs(p.Filter())
+	if err != nil {
+		return nil, err
 	}
-	kinds, queues := p.Kinds, p.Queues
-	if kinds == nil {
-		kinds = []string{}
-	}
-	if queues == nil {
-		queues = []string{}
-	}
-	rows, err := e.q.Query(ctx, stmt.SQL, stmt.Args(selectArgs{p.StateNames(), kinds, queues, p.Tenant, before, p.AfterID, p.Limit})...)
+	// Unprepared, as JobList: each page is planned with its filter's values,
+	// so that a selection by ids, payload or metadata reads their indexes
+	// instead of a generic plan's walk of every job by id.
+	rows, err := e.q.Query(ctx, stmt.SQL, append([]any{pgx.QueryExecModeDescribeExec},
+		stmt.Args(selectArgs{filterArgs: f, After: p.AfterID, Limit: p.Limit})...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -145,11 +142,7 @@ var (
 )
 
 type selectArgs struct {
-	States []string `sql:"states"`
-	Kinds  []string `sql:"kinds"`
-	Queues []string `sql:"queues"`
-	Tenant *string  `sql:"tenant"`
-	Before any      `sql:"before"` // a time, or nil for none
-	After  int64    `sql:"after"`
-	Limit  int      `sql:"limit"`
+	filterArgs
+	After int64 `sql:"after"`
+	Limit int   `sql:"limit"`
 }

@@ -77,7 +77,7 @@ RETURNING j.queue;
 SELECT queue FROM skiplock_jobs WHERE id = @id;
 
 -- name: CitusJobHeldForUpdate
-SELECT cancel_requested FROM skiplock_jobs
+SELECT kind, attempt, max_retries, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = @id AND queue = @queue AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 FOR UPDATE;
 

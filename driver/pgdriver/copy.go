@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skiplock/skiplock/driver"
 )
 
@@ -69,17 +71,31 @@ func copyOrder() (cols, plainCols []string, writers, plainWriters []func(*copyWr
 	return cols, plainCols, writers, plainWriters
 }
 
+// The COPY statements into the hot table, made once.
 var (
-	copyStatement      = copySQL(copyColumns)
-	copyStatementPlain = copySQL(copyColumnsPlain)
+	copyStatement      = copyInto("skiplock_jobs", copyColumns)
+	copyStatementPlain = copyInto("skiplock_jobs", copyColumnsPlain)
 )
 
-func copySQL(cols []string) string {
-	return "COPY skiplock_jobs (" + strings.Join(cols, ", ") + ") FROM STDIN (FORMAT binary)"
+// copySQL answers the COPY of cols (copyColumns or copyColumnsPlain) into
+// table ("": the hot table).
+func copySQL(table string, cols []string) string {
+	switch {
+	case table != "":
+		return copyInto(pgx.Identifier{table}.Sanitize(), cols)
+	case len(cols) == len(copyColumns):
+		return copyStatement
+	default:
+		return copyStatementPlain
+	}
+}
+
+func copyInto(table string, cols []string) string {
+	return "COPY " + table + " (" + strings.Join(cols, ", ") + ") FROM STDIN (FORMAT binary)"
 }
 
 // copyReader reads jobs, with ids taken from the sequence, as the binary
-// COPY stream of its statement (copyStatement or copyStatementPlain). It
+// COPY stream of copyColumns (or copyColumnsPlain). It
 // encodes rows as they are read, a chunk at a time, so that a large batch
 // is never held twice in memory.
 //
@@ -103,7 +119,7 @@ type copyReader struct {
 // copyChunk is how many bytes copyReader encodes before it hands them out.
 const copyChunk = 64 << 10
 
-func newCopyReader(jobs []*driver.InsertParams, ids []int64, now time.Time) (*copyReader, string) {
+func newCopyReader(jobs []*driver.InsertParams, ids []int64, now time.Time) (*copyReader, []string) {
 	r := &copyReader{jobs: jobs, ids: ids, now: now, plain: true, next: -1}
 	for _, p := range jobs {
 		if p.Op != "" || len(p.Metadata) > 0 || len(p.Tags) > 0 || p.WorkflowID != "" || p.Stage != "" {
@@ -113,9 +129,9 @@ func newCopyReader(jobs []*driver.InsertParams, ids []int64, now time.Time) (*co
 	}
 	r.w.b = make([]byte, 0, min(copyChunk+1024, 64+160*len(jobs)))
 	if r.plain {
-		return r, copyStatementPlain
+		return r, copyColumnsPlain
 	}
-	return r, copyStatement
+	return r, copyColumns
 }
 
 func (r *copyReader) Read(p []byte) (int, error) {

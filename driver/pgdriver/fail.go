@@ -11,10 +11,10 @@ import (
 )
 
 // JobFail fails one held job in one statement that answers the job as it
-// ends; see driver.FailStore. Only a job it finished that has dependents
+// ends, as outcome.Fail would; see driver.FailStore. Only a job it finished that has dependents
 // takes a transaction more to settle them (the promoter settles them too,
 // should this process stop in between).
-func (e executor) JobFail(ctx context.Context, p driver.FailHeldParams) (*driver.Job, error) {
+func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
 	s := newJobScanner()
 	var settle bool
 	s.dest = append(s.dest, &settle)

@@ -23,6 +23,11 @@ var filterIndexes = []filterIndex{
 	{"created", "USING brin (created_at) WITH (autosummarize = on)"},
 }
 
+// payloadIndex is the archive's index for listing by payload (`skiplock
+// migrate filter-indexes --payload`): a payload is most of a job's bytes,
+// so AddFilterIndexes leaves it to those who search by payload.
+var payloadIndex = filterIndex{"payload", "USING gin (payload jsonb_path_ops)"}
+
 func (f filterIndex) name() string { return "skiplock_jobs_archive_" + f.suffix }
 
 // AddFilterIndexes makes the archive's filter indexes without blocking the
@@ -37,6 +42,16 @@ func (d *Driver) AddFilterIndexes(ctx context.Context, built func(index, partiti
 		if err := d.addFilterIndex(ctx, f, built); err != nil {
 			return fmt.Errorf("filter index %s: %w", f.name(), err)
 		}
+	}
+	return nil
+}
+
+// AddPayloadIndex makes the archive's payload index (payloadIndex) as
+// AddFilterIndexes makes the others: a listing by payload (payload @>)
+// then reads the archive by it.
+func (d *Driver) AddPayloadIndex(ctx context.Context, built func(index, partition string)) error {
+	if err := d.addFilterIndex(ctx, payloadIndex, built); err != nil {
+		return fmt.Errorf("filter index %s: %w", payloadIndex.name(), err)
 	}
 	return nil
 }
@@ -111,9 +126,9 @@ func (d *Driver) indexPartition(ctx context.Context, f filterIndex, partition st
 }
 
 // DropFilterIndexes removes the archive's filter indexes (see
-// AddFilterIndexes).
+// AddFilterIndexes), the payload index too.
 func (d *Driver) DropFilterIndexes(ctx context.Context) error {
-	for _, f := range filterIndexes {
+	for _, f := range append(filterIndexes[:len(filterIndexes):len(filterIndexes)], payloadIndex) {
 		if _, err := d.pool.Exec(ctx, "DROP INDEX IF EXISTS "+f.name()); err != nil {
 			return fmt.Errorf("drop filter index %s: %w", f.name(), err)
 		}

@@ -11,7 +11,8 @@ import (
 // TestFilterIndexesAreOptional: a migrated archive has none of the listing
 // filters' indexes (a completion pays no entry in them); AddFilterIndexes
 // makes each valid on every partition, again does nothing, a partition made
-// afterwards has them, and DropFilterIndexes removes them.
+// afterwards has them; AddPayloadIndex adds the payload's, and
+// DropFilterIndexes removes them all.
 func TestFilterIndexesAreOptional(t *testing.T) {
 	t.Parallel()
 	d, url := pgtest.Schema(t)
@@ -63,6 +64,14 @@ func TestFilterIndexesAreOptional(t *testing.T) {
 	}
 	if n < len(names) {
 		t.Fatalf("a partition made afterwards has %d indexes, want the %d filter indexes among them", n, len(names))
+	}
+	// The payload index is made only when asked for, and dropped with the others.
+	if err := d.AddPayloadIndex(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	names = append(names, "skiplock_jobs_archive_payload")
+	if n := count(true); n != len(names) {
+		t.Fatalf("after AddPayloadIndex: %d valid filter indexes, want %d", n, len(names))
 	}
 	if err := d.DropFilterIndexes(ctx); err != nil {
 		t.Fatal(err)

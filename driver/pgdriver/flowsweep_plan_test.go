@@ -20,7 +20,7 @@ func TestFlowSweepReadsByIndex(t *testing.T) {
 	t.Parallel()
 	d, url := pgtest.Schema(t)
 	ctx := t.Context()
-	spilled := spill(t, d, true, quickGrace).Opened
+	spilled := spill(t, d, true, longLockWait).Opened
 	conn := pgtest.Conn(t, url)
 	jobs := `INSERT INTO %s (kind, state, concurrency_key, rate_key)
 		SELECT 'k', 'pending', 'c' || (i %% 1000), 'r' || (i %% 1000) FROM generate_series(1, 50000) i`

@@ -110,7 +110,7 @@ func TestFlowSweepKeepsTheKeysOfSpilledJobs(t *testing.T) {
 	t.Parallel()
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
-	pgdriver.TrustSpillTarget(d, spill(t, d, true, quickGrace).Opened)
+	pgdriver.TrustSpillTarget(d, spill(t, d, true, longLockWait).Opened)
 	key := driver.FlowKey("spilled", "a")
 	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "default", Priority: 5,
 		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1, RateKey: key, Rate: 1e9, Burst: 1}}}); err != nil {
@@ -134,7 +134,7 @@ func TestFlowSweepMigrationIndexesSpillTables(t *testing.T) {
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
 	migrateFlowSweep(t, d, false)
-	spilled := spill(t, d, true, quickGrace).Opened
+	spilled := spill(t, d, true, longLockWait).Opened
 	if n := keyIndexes(t, d); n != 0 {
 		t.Fatalf("%d key indexes before migration 027", n)
 	}

@@ -49,16 +49,16 @@ func (e executor) JobInsertStart(ctx context.Context, p *driver.InsertParams, st
 	}
 	args := jobInsertStart.Args(insertStartArgs{newJobColumns(p), start.WorkerID, secs(start.Lease)})
 	var j *driver.Job
-	err := e.insertInto(func(table string) (err error) {
-		j, err = scanOne(e.q.QueryRow(ctx, e.sp.rewrite(jobInsertStart.SQL, table), args...))
+	err := e.insertInto(ctx, func(e executor, table string) (err error) {
+		j, err = scanOne(e.q.QueryRow(ctx, into(jobInsertStart, table), args...))
 		return err
 	})
 	return j, err
 }
 
 func (e executor) insertPipelined(ctx context.Context, jobs []*driver.InsertParams, out []driver.InsertResult) error {
-	return e.insertInto(func(table string) error {
-		return e.insertPlain(ctx, e.sp.rewrite(jobInsert.SQL, table), jobs, out)
+	return e.insertInto(ctx, func(e executor, table string) error {
+		return e.insertPlain(ctx, into(jobInsert, table), jobs, out)
 	})
 }
 
@@ -257,9 +257,9 @@ func (e executor) linkParents(ctx context.Context, j *driver.Job, parents map[in
 }
 
 var (
-	jobInsert       = bind[insertArgs]("JobInsert")
+	jobInsert       = bindInto[insertArgs]("JobInsert")
 	jobInsertWithID = bind[insertWithIDArgs]("JobInsertWithID")
-	jobInsertStart  = bind[insertStartArgs]("JobInsertStart")
+	jobInsertStart  = bindInto[insertStartArgs]("JobInsertStart")
 	uniqueKeyTake   = bind[keyTakeArgs]("UniqueKeyTake")
 	jobByKey        = bind[keyArgs]("JobByKey")
 	uniqueKeyHolder = bind[keyArgs]("UniqueKeyHolder")

@@ -18,7 +18,7 @@ func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams
 		return e.insertFastFlow(ctx, jobs)
 	}
 	var ids []int64
-	err := e.insertInto(func(table string) (err error) {
+	err := e.insertInto(ctx, func(e executor, table string) (err error) {
 		ids, err = e.insertCopy(ctx, table, jobs)
 		return err
 	})
@@ -49,8 +49,8 @@ func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.I
 		if len(ids) != len(jobs) {
 			return fmt.Errorf("took %d ids from the sequence for %d jobs", len(ids), len(jobs))
 		}
-		src, stmt := newCopyReader(jobs, ids, time.Now())
-		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, e.sp.rewrite(stmt, table))
+		src, cols := newCopyReader(jobs, ids, time.Now())
+		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, copySQL(table, cols))
 		return err
 	})
 	return ids, err
@@ -307,16 +307,17 @@ func appendKey(b []byte, id int64) []byte {
 	return append(b, '"', ':')
 }
 
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (cancelRequested bool, err error) {
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
+	var s driver.HeldState
 	row, err := e.lockHeldRow(ctx, h)
 	if err != nil {
-		return false, err
+		return s, err
 	}
-	err = row.Scan(&cancelRequested)
+	err = row.Scan(&s.Kind, &s.Attempt, &s.MaxRetries, &s.CancelRequested, &s.PauseRequested)
 	if err == pgx.ErrNoRows {
-		return false, driver.ErrLeaseLost
+		return s, driver.ErrLeaseLost
 	}
-	return cancelRequested, err
+	return s, err
 }
 
 // lockHeldRow locks a held job's row: in its queue's shard on Citus (a

@@ -15,14 +15,15 @@ func BenchmarkJobListFiltered(b *testing.B) {
 	d, url := pgtest.Schema(b)
 	ctx := context.Background()
 	conn := pgtest.Conn(b, url)
-	// One in 1,000 jobs has the tag "rare", one in 500 a timeout; 10,000
-	// customers, 100 workers, 10 tenants; each job its own idempotency key;
+	// One in 1,000 jobs has the tag "rare", one in 500 a timeout ("slow");
+	// 10,000 customers (in metadata and payload), 100 workers, 10 tenants; each job its own idempotency key;
 	// a job created every half second over ~6 days.
 	_, err := conn.Exec(ctx, `
-INSERT INTO skiplock_jobs_archive (id, kind, queue, state, tags, metadata, worker_id, errors, attempt,
+INSERT INTO skiplock_jobs_archive (id, kind, queue, state, tags, payload, metadata, worker_id, errors, attempt,
     run_at, created_at, started_at, finished_at, updated_at, tenant, idempotency_key)
 SELECT i, 'crawl', 'default', CASE WHEN i % 500 = 0 THEN 'failed' ELSE 'completed' END,
     CASE WHEN i % 1000 = 0 THEN ARRAY['rare'] ELSE ARRAY['common'] END,
+    jsonb_build_object('customer_id', i % 10000, 'order', jsonb_build_object('id', 'o' || i)),
     jsonb_build_object('customer', 'c' || (i % 10000)), 'w' || (i % 100),
     CASE WHEN i % 500 = 0 THEN jsonb_build_array(jsonb_build_object('attempt', 1, 'type', 'timeout',
         'message', 'slow', 'at', now(), 'retryable', false)) ELSE '[]'::jsonb END, 1,
@@ -31,9 +32,12 @@ FROM generate_series(1, 1000000) i, LATERAL (SELECT now() - (1000000 - i) * inte
 	if err != nil {
 		b.Fatal(err)
 	}
-	// With the filter indexes (skiplock migrate filter-indexes), then as
-	// autovacuum would: statistics, and the BRIN ranges summarised.
+	// With the filter indexes (skiplock migrate filter-indexes --payload),
+	// then as autovacuum would: statistics, and the BRIN ranges summarised.
 	if err := d.AddFilterIndexes(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	if err := d.AddPayloadIndex(ctx, nil); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := conn.Exec(ctx, `VACUUM ANALYZE skiplock_jobs_archive`); err != nil {
@@ -48,6 +52,9 @@ FROM generate_series(1, 1000000) i, LATERAL (SELECT now() - (1000000 - i) * inte
 		{"none", driver.ListParams{}},
 		{"tag_1_in_1000", driver.ListParams{Tags: []string{"rare"}}},
 		{"metadata_1_in_10000", driver.ListParams{Metadata: map[string]any{"customer": "c42"}}},
+		{"payload_1_in_10000", driver.ListParams{Payload: map[string]any{"customer_id": 42}}},
+		{"payload_nested_1", driver.ListParams{Payload: map[string]any{"order.id": "o424242"}}},
+		{"error_message_1_in_500", driver.ListParams{ErrorMessage: "SLOW"}},
 		{"worker_1_in_100", driver.ListParams{WorkerID: "w7"}},
 		{"error_type_1_in_500", driver.ListParams{ErrorType: "timeout"}},
 		{"created_hour", driver.ListParams{CreatedAfter: mid, CreatedBefore: mid.Add(time.Hour)}},

@@ -13,8 +13,8 @@ import (
 )
 
 // TestListFiltersReadTheirIndexes: over 50,000 archived jobs, once the
-// filter indexes are added (`skiplock migrate filter-indexes`), a listing by
-// tag, metadata, worker, error type, created or finished time reads the
+// filter indexes are added (`skiplock migrate filter-indexes [--payload]`),
+// a listing by tag, metadata, payload, worker, error type, created or finished time reads the
 // archive by that filter's index, not by walking every job newest first.
 // The times are BenchmarkJobListFiltered's.
 func TestListFiltersReadTheirIndexes(t *testing.T) {
@@ -25,10 +25,11 @@ func TestListFiltersReadTheirIndexes(t *testing.T) {
 	// One in 1,000 jobs has the tag "rare" and the worker "w_rare", one in
 	// 500 a timeout; 10,000 customers; a job created every 10 s over ~6 days.
 	_, err := conn.Exec(ctx, `
-INSERT INTO skiplock_jobs_archive (id, kind, queue, state, tags, metadata, worker_id, errors, attempt,
+INSERT INTO skiplock_jobs_archive (id, kind, queue, state, tags, payload, metadata, worker_id, errors, attempt,
     run_at, created_at, started_at, finished_at, updated_at)
 SELECT i, 'crawl', 'default', CASE WHEN i % 500 = 0 THEN 'failed' ELSE 'completed' END,
     CASE WHEN i % 1000 = 0 THEN ARRAY['rare'] ELSE ARRAY['common'] END,
+    jsonb_build_object('customer_id', i % 10000, 'order', jsonb_build_object('id', 'o' || i)),
     jsonb_build_object('customer', 'c' || (i % 10000)), CASE WHEN i % 1000 = 0 THEN 'w_rare' ELSE 'w' || (i % 100) END,
     CASE WHEN i % 500 = 0 THEN jsonb_build_array(jsonb_build_object('attempt', 1, 'type', 'timeout',
         'message', 'slow', 'at', now(), 'retryable', false)) ELSE '[]'::jsonb END, 1,
@@ -38,6 +39,9 @@ FROM generate_series(1, 50000) i, LATERAL (SELECT now() - (50000 - i) * interval
 		t.Fatal(err)
 	}
 	if err := d.AddFilterIndexes(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AddPayloadIndex(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	// As autovacuum would: statistics, and the BRIN ranges summarised.
@@ -51,6 +55,8 @@ FROM generate_series(1, 50000) i, LATERAL (SELECT now() - (50000 - i) * interval
 	}{
 		{"tag", "tags", driver.ListParams{Tags: []string{"rare"}}},
 		{"metadata", "metadata", driver.ListParams{Metadata: map[string]any{"customer": "c42"}}},
+		{"payload", "payload", driver.ListParams{Payload: map[string]any{"customer_id": 42}}},
+		{"nested payload", "payload", driver.ListParams{Payload: map[string]any{"order.id": "o4242"}}},
 		{"worker", "worker", driver.ListParams{WorkerID: "w_rare"}},
 		{"error type", "errors", driver.ListParams{ErrorType: "timeout"}},
 		{"created hour", "created", driver.ListParams{CreatedAfter: mid, CreatedBefore: mid.Add(time.Hour)}},

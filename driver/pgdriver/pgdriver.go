@@ -31,6 +31,8 @@ type Driver struct {
 	upkeep
 	pool     *pgxpool.Pool
 	notifier *notifier
+	// replica reads the replica-safe statements (replica.go); nil: none.
+	replica *Driver
 	// citus: whether the schema is distributed on Citus (citus.go).
 	citus *citusMode
 }
@@ -49,8 +51,27 @@ func New(pool *pgxpool.Pool) *Driver {
 	return d
 }
 
-// Connect opens a pool for url and returns a driver on it; Close closes it.
-func Connect(ctx context.Context, url string) (*Driver, error) {
+// Connect opens a pool for url (and one for the replica of
+// ReadDatabaseURL) and returns a driver on it; Close closes them.
+func Connect(ctx context.Context, url string, opts ...Option) (*Driver, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	pool, err := openPool(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	replica, err := connectReplica(ctx, o)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return New(pool).ReadFrom(replica), nil
+}
+
+// openPool opens a pool for url and checks that the database answers.
+func openPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
@@ -63,14 +84,19 @@ func Connect(ctx context.Context, url string) (*Driver, error) {
 		pool.Close()
 		return nil, fmt.Errorf("connect to postgres: %w", err)
 	}
-	return New(pool), nil
+	return pool, nil
 }
 
 // Pool is the pool the driver runs on.
 func (d *Driver) Pool() *pgxpool.Pool { return d.pool }
 
-// Close closes the pool.
-func (d *Driver) Close() { d.pool.Close() }
+// Close closes the pool, and the replica's.
+func (d *Driver) Close() {
+	d.pool.Close()
+	if d.replica != nil {
+		d.replica.pool.Close()
+	}
+}
 
 func (d *Driver) Name() string { return "postgres" }
 
@@ -79,7 +105,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier, sp: d.sp, citus: d.citus}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier, citus: d.citus}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -87,7 +113,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier, sp: d.sp, citus: d.citus}, nil
+	return executor{q: t, n: d.notifier, citus: d.citus}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -98,7 +124,9 @@ func (d *Driver) Notifier() driver.Notifier { return d.notifier }
 type executor struct {
 	q querier
 	n *notifier
-	// sp tells where new plain jobs go (spill.go); nil: the hot table.
+	// sp tells where new plain jobs go (spill.go); nil: the hot table,
+	// where a caller's transaction (Begin, UnwrapTx) puts them, so that no
+	// spill table dropped under it can abort it.
 	sp *hotSpill
 	// citus: whether the schema is distributed on Citus (citus.go); nil:
 	// never asked (a migration's executor).

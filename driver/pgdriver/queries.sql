@@ -5,7 +5,8 @@
 -- each statement is bound to (sqlset.Bind) must give exactly those names.
 
 -- name: JobInsert
-INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
+-- Into the hot table, or a spill table for a plain job (spill.go).
+INSERT INTO {{table}} (kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, idempotency_key, depends_on, workflow_id, stage, run_on_parent_failure)
 VALUES (@kind, nullif(@op, ''), @queue, @tenant,
     CASE WHEN @paused::boolean THEN 'paused' WHEN @waiting::boolean THEN 'waiting'
@@ -25,7 +26,7 @@ WITH s AS MATERIALIZED (
                 WHEN EXISTS (SELECT 1 FROM skiplock_queues q WHERE q.name = @queue AND q.paused) THEN 'pending'
                 ELSE 'running' END AS state
 )
-INSERT INTO skiplock_jobs (kind, op, queue, tenant, state, priority, payload, metadata, tags,
+INSERT INTO {{table}} (kind, op, queue, tenant, state, priority, payload, metadata, tags,
     max_retries, run_at, workflow_id, stage, run_on_parent_failure,
     attempt, worker_id, started_at, heartbeat_at, lease_until)
 SELECT @kind, nullif(@op, ''), @queue, @tenant, s.state, @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at::timestamptz, now()),
@@ -168,7 +169,7 @@ WITH d AS (
 SELECT {{cols a:}}, (SELECT count(*) FROM released) FROM a;
 
 -- name: JobHeldForUpdate
-SELECT cancel_requested FROM skiplock_jobs
+SELECT kind, attempt, max_retries, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 FOR UPDATE;
 
@@ -183,8 +184,10 @@ FROM d
 RETURNING {{cols}};
 
 -- name: JobRetryLater
+-- The clock, not the transaction's start: a run_at of now taken inside the
+-- transaction (outcome.Fail) is due.
 UPDATE skiplock_jobs
-SET state = CASE WHEN @run_at::timestamptz <= now() THEN 'pending' ELSE 'scheduled' END, run_at = @run_at,
+SET state = CASE WHEN @run_at::timestamptz <= clock_timestamp() THEN 'pending' ELSE 'scheduled' END, run_at = @run_at,
     attempt = attempt - @refund, worker_id = NULL, lease_until = NULL, errors = errors || @error::jsonb, updated_at = now()
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 RETURNING {{cols}};
@@ -205,6 +208,29 @@ UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = @id LIMIT 1)
 LIMIT 1;
 
+-- fragment: JobFilter
+-- The filter of every listing (JobList) and bulk selection (JobSelectLive,
+-- JobSelectArchived), written once; sqlitedriver's has the same parameters.
+-- Each list is any of its values, empty for any job. @metadata and @payload
+-- are JSON objects the job's must contain (@>), so that a jsonb_path_ops GIN
+-- index serves them (`skiplock migrate filter-indexes`). @error_message is
+-- found in any attempt's message, letters compared without case.
+(cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
+   AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
+   AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
+   AND (@tenant::text IS NULL OR tenant = @tenant::text)
+   AND (cardinality(@ids::bigint[]) = 0 OR id = ANY(@ids::bigint[]))
+   AND (@workflow_id = '' OR workflow_id = @workflow_id)
+   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[])
+   AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
+   AND (@payload::jsonb IS NULL OR payload @> @payload::jsonb)
+   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
+   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
+   AND (@error_message = '' OR EXISTS (SELECT 1 FROM jsonb_array_elements(errors) e
+                                       WHERE strpos(lower(e->>'message'), lower(@error_message::text)) > 0))
+   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
+   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+
 -- name: JobList
 -- @before_id, the cursor, is a job id: bigint. Compared with the literal 0 alone,
 -- PostgreSQL would type it int4 and refuse every cursor past 2³¹. The driver
@@ -216,37 +242,20 @@ LIMIT 1;
 -- window, not knowing ids grow with time; `id + 0` makes it read the window
 -- by its index (and finished_at's partitions) and sort what matched.
 -- @idempotency_key, a key, is found by the key indexes (idempotency_key, tenant).
+-- The filter itself is JobFilter.
 (SELECT {{cols}} FROM skiplock_jobs
- WHERE @live::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
-   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
-   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
-   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
-   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
-   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ WHERE @live::boolean AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND {{JobFilter}}
  ORDER BY id DESC LIMIT @limit)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE @archived::boolean AND NOT @by_time::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
-   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
-   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
-   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
-   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
-   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ WHERE @archived::boolean AND NOT @by_time::boolean AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND {{JobFilter}}
  ORDER BY id DESC LIMIT @limit)
 UNION ALL
 (SELECT {{cols}} FROM skiplock_jobs_archive
- WHERE @archived::boolean AND @by_time::boolean AND (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-   AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant::text IS NULL OR tenant = @tenant)
-   AND (@workflow_id = '' OR workflow_id = @workflow_id) AND (@before_id::bigint = 0 OR id < @before_id::bigint)
-   AND (cardinality(@tags::text[]) = 0 OR tags @> @tags::text[]) AND (@metadata::jsonb IS NULL OR metadata @> @metadata::jsonb)
-   AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
-   AND (@error_type = '' OR errors @> jsonb_build_array(jsonb_build_object('type', @error_type::text)))
-   AND (@created_after::timestamptz IS NULL OR created_at >= @created_after) AND (@created_before::timestamptz IS NULL OR created_at < @created_before)
-   AND (@finished_after::timestamptz IS NULL OR finished_at >= @finished_after) AND (@finished_before::timestamptz IS NULL OR finished_at < @finished_before)
+ WHERE @archived::boolean AND @by_time::boolean AND (@before_id::bigint = 0 OR id < @before_id::bigint)
+   AND {{JobFilter}}
  ORDER BY id + 0 DESC LIMIT @limit)
 ORDER BY id DESC LIMIT @limit;
 
@@ -508,23 +517,15 @@ SET last_tick = greatest(skiplock_periodic.last_tick, EXCLUDED.last_tick), updat
 
 -- name: JobSelectLive
 -- Bulk actions page through their jobs by id; @after is the cursor (bigint,
--- as in JobList), @before a time or NULL.
+-- as in JobList).
 SELECT id FROM skiplock_jobs
-WHERE (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-  AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
-  AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
-  AND (@tenant::text IS NULL OR tenant = @tenant::text)
-  AND (@before::timestamptz IS NULL OR created_at < @before::timestamptz)
+WHERE {{JobFilter}}
   AND id > @after::bigint
 ORDER BY id LIMIT @limit;
 
 -- name: JobSelectArchived
 SELECT DISTINCT id FROM skiplock_jobs_archive
-WHERE (cardinality(@states::text[]) = 0 OR state = ANY(@states::text[]))
-  AND (cardinality(@kinds::text[]) = 0 OR kind = ANY(@kinds::text[]))
-  AND (cardinality(@queues::text[]) = 0 OR queue = ANY(@queues::text[]))
-  AND (@tenant::text IS NULL OR tenant = @tenant::text)
-  AND (@before::timestamptz IS NULL OR finished_at < @before::timestamptz)
+WHERE {{JobFilter}}
   AND id > @after::bigint
 ORDER BY id LIMIT @limit;
 
@@ -605,7 +606,8 @@ SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contract
 
 -- name: JobFailHeld
 -- A failed attempt of a held job in one statement (see driver.FailStore):
--- h locks the job and decides; kept pauses or retries it, d and a finish
+-- h locks the job and applies outcome.Decide (cancel, then pause, then a
+-- retry while retries are left); kept pauses or retries it, d and a finish
 -- it, each by primary key. The entry's retryable says what was decided.
 -- The last column tells whether a finished job has dependents to settle.
 WITH h AS (
@@ -706,3 +708,12 @@ DELETE FROM skiplock_processes WHERE id = @id;
 -- name: ProcessList
 SELECT id, host, pid, version, queues, started_at, heartbeat_at
 FROM skiplock_processes WHERE heartbeat_at >= now() - make_interval(secs => @stale::float8) ORDER BY id;
+
+-- name: ReplicaLag
+-- A replica that has replayed all it received is level with what it was
+-- sent; otherwise its lag is the age of the last change it replayed.
+SELECT pg_is_in_recovery(),
+       CASE WHEN NOT pg_is_in_recovery()
+                 OR pg_last_wal_receive_lsn() IS NOT DISTINCT FROM pg_last_wal_replay_lsn() THEN 0
+            ELSE COALESCE(extract(epoch FROM now() - pg_last_xact_replay_timestamp()), 0)
+       END::float8;

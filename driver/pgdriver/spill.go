@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -14,23 +13,25 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/sqlset"
 )
 
 // Spill tables (migration 025, docs/hot-path-storage.md): while a
 // transaction open elsewhere holds a lock on the hot table, no rebuild can
 // give back what its churn leaves behind, so new plain jobs go to a spill
 // table, a child of the hot table that every statement reading
-// skiplock_jobs reads too. A driver learns where new jobs go from
-// skiplock_hot_spill, read at most once a second and never in a caller's
-// transaction; a target read more than spillTrust ago is not trusted, and
-// the hot table itself is always a safe place for a job.
-const (
-	spillFresh = time.Second
-	spillTrust = 3 * time.Second
-)
+// skiplock_jobs reads too.
+//
+// Where a job lands is correct whatever the clocks: the hot table always,
+// a spill table for as long as it exists (a spill table is emptied or
+// dropped only under its exclusive lock, its jobs moved to a table that
+// stays). An insert into a spill table dropped since this driver read the
+// target fails with nothing stored, and runs again into the hot table;
+// only the driver's own transactions spill, so that failure never aborts a
+// caller's transaction (a caller's jobs go to the hot table).
 
-// hotSpill is a driver's view of the spill target, shared by its
-// transactions.
+// hotSpill is a driver's view of the spill target, read at most once a
+// second in the background, never in a caller's transaction.
 type hotSpill struct {
 	read func(ctx context.Context) (string, error) // on the pool
 
@@ -38,32 +39,27 @@ type hotSpill struct {
 	target  string    // "" while new jobs go to the hot table
 	readAt  time.Time // when the read that answered target began
 	reading bool
-	stmts   map[string]string // statements rewritten for a spill table
 }
 
 // table answers the table new plain jobs go to now: "" for the hot table.
-// A stale answer starts a read in the background; the caller does not wait
-// for it.
+// A target read a second ago or more starts a read in the background; the
+// caller does not wait for it.
 func (s *hotSpill) table() string {
 	if s == nil {
 		return ""
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	age := time.Since(s.readAt)
-	if age >= spillFresh && !s.reading {
+	if time.Since(s.readAt) >= time.Second && !s.reading {
 		s.reading = true
 		go s.refresh()
-	}
-	if age >= spillTrust {
-		return ""
 	}
 	return s.target
 }
 
 func (s *hotSpill) refresh() {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), spillTrust)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	target, err := s.read(ctx)
 	s.mu.Lock()
@@ -76,48 +72,39 @@ func (s *hotSpill) refresh() {
 
 // forget drops the target after an insert found its table gone.
 func (s *hotSpill) forget() {
-	if s == nil {
-		return
-	}
 	s.mu.Lock()
 	s.target, s.readAt = "", time.Time{}
 	s.mu.Unlock()
 }
 
-// rewrite answers stmt inserting into table instead of skiplock_jobs.
-func (s *hotSpill) rewrite(stmt, table string) string {
+// into answers st writing table ("": the hot table).
+func into[A any](st sqlset.Stmt[A], table string) string {
 	if table == "" {
-		return stmt
+		return st.SQL
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	key := table + "\x00" + stmt
-	if r, ok := s.stmts[key]; ok {
-		return r
-	}
-	r := stmt
-	for _, from := range []string{"INSERT INTO skiplock_jobs ", "COPY skiplock_jobs "} {
-		r = strings.Replace(r, from, strings.Replace(from, "skiplock_jobs", `"`+table+`"`, 1), 1)
-	}
-	if s.stmts == nil || len(s.stmts) > 64 {
-		s.stmts = map[string]string{}
-	}
-	s.stmts[key] = r
-	return r
+	return st.Into(pgx.Identifier{table}.Sanitize())
 }
 
 const spillTarget = `SELECT coalesce((SELECT name FROM skiplock_hot_spill WHERE target), '')`
 
 // insertInto runs insert for the table new plain jobs go to ("": the hot
-// table), and again for the hot table if that table has gone (dropped
-// after its holder ended while this driver still trusted it). insert
-// rewrites its statements for the table with e.sp.rewrite.
-func (e executor) insertInto(insert func(table string) error) error {
+// table), and again for the hot table if that table has gone. Inside one
+// of the driver's own transactions (flow inserts), the spill insert runs
+// under a savepoint, so that a table gone undoes that insert only.
+func (e executor) insertInto(ctx context.Context, insert func(e executor, table string) error) error {
 	table := e.sp.table()
-	err := insert(table)
-	if table != "" && isUndefinedTable(err) {
+	if table == "" {
+		return insert(e, "")
+	}
+	var err error
+	if _, nested := e.q.(pgx.Tx); nested {
+		err = e.inTx(ctx, func(sp executor) error { return insert(sp, table) })
+	} else {
+		err = insert(e, table)
+	}
+	if isUndefinedTable(err) {
 		e.sp.forget()
-		err = insert("")
+		err = insert(e, "")
 	}
 	return err
 }
@@ -144,8 +131,8 @@ type spillTable struct {
 // table yet, it makes one. With spill tables, while the hot table's holder
 // stays it moves new jobs on to another spill table once one has grown to
 // limits.Bytes, and empties the spill tables that have drained; once the
-// holder has ended it sends new jobs back to the hot table and, after a
-// grace, moves the spill tables' jobs there and drops them.
+// holder has ended it sends new jobs back to the hot table, moves the spill
+// tables' jobs there and drops them.
 func (e upkeep) HotTableSpill(ctx context.Context, open bool, limits driver.SpillLimits) (driver.Spill, error) {
 	limits = spillDefaults(limits)
 	var out driver.Spill
@@ -165,9 +152,6 @@ func (e upkeep) HotTableSpill(ctx context.Context, open bool, limits driver.Spil
 	}
 	e.vac.mu.Lock()
 	held, err := e.holderEverySecond(ctx)
-	if held != "" {
-		e.vac.mergeFrom = time.Time{}
-	}
 	perJob := max(e.vac.perJob, 256)
 	e.vac.mu.Unlock()
 	if err != nil {
@@ -335,23 +319,16 @@ func (e upkeep) holderEverySecond(ctx context.Context) (string, error) {
 	return held, nil
 }
 
-// spillMerge sends new jobs back to the hot table and, limits.Grace later,
-// moves the spill tables' jobs there and drops them, one a look.
+// spillMerge sends new jobs back to the hot table, and moves the spill
+// tables' jobs there and drops them, one a look. A driver that still sends
+// jobs to a dropped spill table finds it gone and sends them to the hot
+// table.
 func (e upkeep) spillMerge(ctx context.Context, limits driver.SpillLimits, tables []spillTable, out driver.Spill) (driver.Spill, error) {
 	if out.Target != "" {
 		if err := e.spillTarget(ctx, ""); err != nil {
 			return out, err
 		}
 		out.Target = ""
-	}
-	e.vac.mu.Lock()
-	if e.vac.mergeFrom.IsZero() {
-		e.vac.mergeFrom = time.Now()
-	}
-	waited := time.Since(e.vac.mergeFrom)
-	e.vac.mu.Unlock()
-	if waited < limits.Grace {
-		return out, nil
 	}
 	for _, t := range tables {
 		if e.spillWaiting(t.name) {
@@ -416,9 +393,6 @@ func spillDefaults(l driver.SpillLimits) driver.SpillLimits {
 	}
 	if l.LockWait <= 0 {
 		l.LockWait = 50 * time.Millisecond
-	}
-	if l.Grace <= 0 {
-		l.Grace = 10 * time.Second
 	}
 	return l
 }

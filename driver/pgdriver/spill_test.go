@@ -16,8 +16,8 @@ import (
 	"github.com/skiplock/skiplock/internal/testwait"
 )
 
-// quickGrace takes spill tables back soon after their holder ends.
-var quickGrace = driver.SpillLimits{Grace: 100 * time.Millisecond, LockWait: 10 * time.Second}
+// longLockWait waits for the locks the tests hold only briefly.
+var longLockWait = driver.SpillLimits{LockWait: 10 * time.Second}
 
 func spill(t *testing.T, d *pgdriver.Driver, open bool, limits driver.SpillLimits) driver.Spill {
 	t.Helper()
@@ -124,7 +124,7 @@ func TestHotTableSpillTakesNewJobsWhileTheTableIsHeld(t *testing.T) {
 	ctx := t.Context()
 	_, before := insertFast(t, d, 10, nil)
 	holder := holdTable(t, d, url)
-	s := spill(t, d, true, quickGrace)
+	s := spill(t, d, true, longLockWait)
 	if !s.Active || s.Opened == "" || s.Target != s.Opened {
 		t.Fatalf("spill with a holder: %+v", s)
 	}
@@ -194,7 +194,7 @@ func TestHotTableSpillTakesNewJobsWhileTheTableIsHeld(t *testing.T) {
 	if live != 7 {
 		t.Fatalf("%d jobs live after the completions, want 7", live)
 	}
-	endHold(t, d, holder, quickGrace)
+	endHold(t, d, holder, longLockWait)
 	inHotTable(t, d, many[1].Job.ID, started.ID, before[0])
 	// The started job's worker still finds it by id.
 	if _, err := d.JobComplete(ctx, driver.CompleteParams{HeldJob: driver.HeldJob{ID: started.ID, Attempt: started.Attempt, WorkerID: "w"}}); err != nil {
@@ -319,7 +319,7 @@ func TestHotTableSpillHasTheHotTablesShape(t *testing.T) {
 		ALTER TABLE skiplock_jobs REPLICA IDENTITY FULL; ALTER TABLE skiplock_jobs SET (fillfactor = 90)`); err != nil {
 		t.Fatal(err)
 	}
-	name := spill(t, d, true, quickGrace).Opened
+	name := spill(t, d, true, longLockWait).Opened
 	shape := func(table string) map[string]string {
 		queries := map[string]string{
 			"indexes": `SELECT string_agg(def, E'\n' ORDER BY def) FROM (SELECT regexp_replace(pg_get_indexdef(indexrelid), '^.* USING ', '') AS def
@@ -361,7 +361,7 @@ func TestHotTableSpillLeavesATableItsHolderRead(t *testing.T) {
 	d, url := pgtest.Schema(t)
 	ctx := t.Context()
 	holder := holdTable(t, d, url)
-	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Millisecond, Grace: 100 * time.Millisecond}
+	limits := driver.SpillLimits{Bytes: 1 << 20, LockWait: 10 * time.Millisecond}
 	first := spill(t, d, true, limits).Opened
 	pgdriver.TrustSpillTarget(d, first)
 	churn(t, d)
@@ -432,7 +432,7 @@ func TestSQLEnqueueGoesToTheSpillTarget(t *testing.T) {
 		"metadata": {"m": 1}, "workflow_id": "w", "stage": "s"}`
 	hot := sqlEnqueue(t, d, opts)
 	holder := holdTable(t, d, url)
-	first := spill(t, d, true, quickGrace).Opened
+	first := spill(t, d, true, longLockWait).Opened
 	spilled := sqlEnqueue(t, d, opts)
 	if got := tableOf(t, d, spilled); got != first {
 		t.Fatalf("the SQL job went to %q, want the spill table %s", got, first)
@@ -465,7 +465,7 @@ func TestSQLEnqueueGoesToTheSpillTarget(t *testing.T) {
 	if err := stale.QueryRow(ctx, `SELECT name FROM skiplock_hot_spill WHERE target`).Scan(&seen); err != nil || seen != first {
 		t.Fatalf("the snapshot's target: %q, %v", seen, err)
 	}
-	endHold(t, d, holder, quickGrace)
+	endHold(t, d, holder, longLockWait)
 	var late int64
 	if err := stale.QueryRow(ctx, `SELECT id FROM skiplock_enqueue('k')`).Scan(&late); err != nil {
 		t.Fatalf("enqueue on a snapshot from before the spill table went: %v", err)

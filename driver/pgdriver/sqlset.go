@@ -39,7 +39,7 @@ var citusQueriesSQL string
 // queries are the driver's statements, expanded once at start-up, their
 // @name parameters numbered $1, $2, … so that they prepare and plan as
 // written.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+citusQueriesSQL, sqlset.JobColumns, sqlset.Numbered("$"))
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+citusQueriesSQL, sqlset.JobColumns, sqlset.Numbered("$"), sqlset.Table("skiplock_jobs"))
 
 // q answers a statement without parameters (every parameter is named).
 func q(name string) string { return queries.Positional(name) }
@@ -47,6 +47,17 @@ func q(name string) string { return queries.Positional(name) }
 // bind ties a statement with named parameters to the struct of its
 // arguments; a mismatch stops the package at load (see sqlset.Bind).
 func bind[A any](name string) sqlset.Stmt[A] { return sqlset.Bind[A](queries, name) }
+
+// bindInto binds a statement that names the table it writes ({{table}}),
+// so that a plain job can go to a spill table; one that does not stops the
+// package at load.
+func bindInto[A any](name string) sqlset.Stmt[A] {
+	st := bind[A](name)
+	if !st.Writes() {
+		panic("pgdriver: " + name + " does not name the table it writes ({{table}})")
+	}
+	return st
+}
 
 // The arguments several statements share.
 type (

@@ -16,16 +16,11 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 	if p.Archived {
 		name = "JobSelectArchived"
 	}
-	var tenant any
-	if p.Tenant != nil {
-		tenant = *p.Tenant
+	f, err := jobFilterArgs(p.Filter())
+	if err != nil {
+		return nil, err
 	}
-	return scanIDs(e.rquery(ctx, name,
-		sql.Named("states_any", len(p.States) == 0), sql.Named("states", jsonText(p.StateNames())),
-		sql.Named("kinds_any", len(p.Kinds) == 0), sql.Named("kinds", jsonText(p.Kinds)),
-		sql.Named("queues_any", len(p.Queues) == 0), sql.Named("queues", jsonText(p.Queues)),
-		sql.Named("tenant", tenant), sql.Named("before", micros(p.Before)),
-		sql.Named("after", p.AfterID), sql.Named("limit", p.Limit)))
+	return scanIDs(e.rquery(ctx, name, append(f, sql.Named("after", p.AfterID), sql.Named("limit", p.Limit))...))
 }
 
 // JobDeleteArchived removes finished jobs; see driver.BulkStore.

@@ -179,15 +179,16 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 	return j, err
 }
 
-// LockHeld answers whether a held job was asked to cancel (the single
+// LockHeld answers what decides how a held job's attempt ends (the single
 // writer holds the lock); ErrLeaseLost when it is not held.
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
-	var cancelRequested bool
-	err := e.w.QueryRowContext(ctx, q("JobHeldCancel"), named("JobHeldCancel", held(h)...)...).Scan(&cancelRequested)
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
+	var s driver.HeldState
+	err := e.w.QueryRowContext(ctx, q("JobHeld"), named("JobHeld", held(h)...)...).Scan(&s.Kind, &s.Attempt,
+		&s.MaxRetries, &s.CancelRequested, &s.PauseRequested)
 	if err == sql.ErrNoRows {
-		return false, driver.ErrLeaseLost
+		return s, driver.ErrLeaseLost
 	}
-	return cancelRequested, err
+	return s, err
 }
 
 // ArchiveHeld finishes a held job as failed or cancelled; its dependents
@@ -252,9 +253,7 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 // jobListArgs are the parameters of JobList for p.
 func jobListArgs(p driver.ListParams) ([]any, error) {
 	live, archived := len(p.States) == 0, len(p.States) == 0
-	states := make([]string, len(p.States))
-	for i, s := range p.States {
-		states[i] = string(s)
+	for _, s := range p.States {
 		live = live || !s.Finished()
 		archived = archived || s.Finished()
 	}
@@ -263,26 +262,49 @@ func jobListArgs(p driver.ListParams) ([]any, error) {
 	if limit <= 0 {
 		limit = 100
 	}
-	var tenant, tags, meta any
-	if p.Tenant != nil {
-		tenant = *p.Tenant
+	f, err := jobFilterArgs(p.Filter())
+	if err != nil {
+		return nil, err
 	}
-	if len(p.Tags) > 0 {
-		tags = jsonText(p.Tags)
+	return append(f, sql.Named("live", live), sql.Named("archived", archived),
+		sql.Named("before_id", p.BeforeID), sql.Named("limit", limit)), nil
+}
+
+// jobFilterArgs are the parameters of the JobFilter fragment for f: its
+// lists JSON arrays, NULL when empty.
+func jobFilterArgs(f driver.Filter) ([]any, error) {
+	meta, payload, err := f.Paths()
+	if err != nil {
+		return nil, err
 	}
-	if m, err := p.MetadataJSON(); err != nil {
-		return nil, fmt.Errorf("metadata filter: %w", err)
-	} else if m != nil {
-		meta = string(m)
+	var tenant any
+	if f.Tenant != nil {
+		tenant = *f.Tenant
 	}
-	return []any{sql.Named("live", live), sql.Named("archived", archived),
-		sql.Named("states_any", len(states) == 0), sql.Named("states", jsonText(states)),
-		sql.Named("kind", p.Kind), sql.Named("queue", p.Queue), sql.Named("tenant", tenant),
-		sql.Named("workflow", p.WorkflowID), sql.Named("before", p.BeforeID), sql.Named("limit", limit),
-		sql.Named("tags", tags), sql.Named("meta", meta), sql.Named("worker", p.WorkerID),
-		sql.Named("etype", p.ErrorType), sql.Named("created_from", optMicros(p.CreatedAfter)),
-		sql.Named("created_to", optMicros(p.CreatedBefore)), sql.Named("finished_from", optMicros(p.FinishedAfter)),
-		sql.Named("finished_to", optMicros(p.FinishedBefore)), sql.Named("key", p.IdempotencyKey)}, nil
+	return []any{sql.Named("states", jsonList(f.StateNames())), sql.Named("kinds", jsonList(f.Kinds)),
+		sql.Named("queues", jsonList(f.Queues)), sql.Named("tenant", tenant), sql.Named("ids", jsonList(f.IDs)),
+		sql.Named("workflow_id", f.WorkflowID), sql.Named("tags", jsonList(f.Tags)),
+		sql.Named("metadata", textOrNil(meta)), sql.Named("payload", textOrNil(payload)),
+		sql.Named("worker_id", f.WorkerID), sql.Named("idempotency_key", f.IdempotencyKey),
+		sql.Named("error_type", f.ErrorType), sql.Named("error_message", f.ErrorMessage),
+		sql.Named("created_after", optMicros(f.CreatedAfter)), sql.Named("created_before", optMicros(f.CreatedBefore)),
+		sql.Named("finished_after", optMicros(f.FinishedAfter)), sql.Named("finished_before", optMicros(f.FinishedBefore))}, nil
+}
+
+// jsonList answers a list as a JSON array, nil when empty.
+func jsonList[T any](list []T) any {
+	if len(list) == 0 {
+		return nil
+	}
+	return jsonText(list)
+}
+
+// textOrNil answers JSON as text, nil when none.
+func textOrNil(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
 }
 
 // optMicros answers a time as stored (unix microseconds), nil for zero.

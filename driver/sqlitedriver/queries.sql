@@ -107,8 +107,8 @@ DELETE FROM skiplock_jobs WHERE id IN (SELECT value FROM json_each(@ids));
 -- name: JobDelete
 DELETE FROM skiplock_jobs WHERE id = @id;
 
--- name: JobHeldCancel
-SELECT cancel_requested FROM skiplock_jobs
+-- name: JobHeld
+SELECT kind, attempt, max_retries, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker AND state = 'running';
 
 -- name: JobArchiveHeld
@@ -142,97 +142,74 @@ UNION ALL
 SELECT {{cols}} FROM skiplock_jobs_archive WHERE id = @id
 LIMIT 1;
 
+-- fragment: JobFilter
+-- The filter of every listing (JobList) and bulk selection (JobSelectLive,
+-- JobSelectArchived), written once, with pgdriver's parameters. Each list
+-- is a JSON array, any of its values, NULL for any job. @metadata and
+-- @payload are JSON objects from a JSON path ($."key") to the value the
+-- job's must hold there, compared as JSON (type and value); the driver
+-- builds the paths, and the client refuses keys with '"'. @error_message is
+-- found in any attempt's message, ASCII letters compared without case.
+(@states IS NULL OR state IN (SELECT value FROM json_each(@states)))
+      AND (@kinds IS NULL OR kind IN (SELECT value FROM json_each(@kinds)))
+      AND (@queues IS NULL OR queue IN (SELECT value FROM json_each(@queues)))
+      AND (@tenant IS NULL OR tenant = @tenant)
+      AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids)))
+      AND (@workflow_id = '' OR workflow_id = @workflow_id)
+      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
+                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
+      AND (@metadata IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@metadata) f
+            WHERE json_type(metadata, f.key) IS NOT f.type OR json_extract(metadata, f.key) IS NOT f.value))
+      AND (@payload IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@payload) f
+            WHERE json_type(payload, f.key) IS NOT f.type OR json_extract(payload, f.key) IS NOT f.value))
+      AND (@worker_id = '' OR worker_id = @worker_id) AND (@idempotency_key = '' OR idempotency_key = @idempotency_key)
+      AND (@error_type = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @error_type))
+      AND (@error_message = '' OR EXISTS (SELECT 1 FROM json_each(errors) e
+            WHERE instr(lower(json_extract(e.value, '$.message')), lower(@error_message)) > 0))
+      AND (@created_after IS NULL OR created_at >= @created_after) AND (@created_before IS NULL OR created_at < @created_before)
+      AND (@finished_after IS NULL OR finished_at >= @finished_after) AND (@finished_before IS NULL OR finished_at < @finished_before)
+
 -- name: JobList
--- Metadata keys are quoted into a JSON path; the client refuses keys with '"'.
 -- SQLite plans a statement once, whatever its parameters: of the archive's
 -- four branches one runs, each reading the archive by its access path (the
 -- worker's index, created_at's, finished_at's, else ids newest first), so
 -- that a listing by worker or time does not read the whole archive.
 -- Given a key, the driver runs a copy whose key term is plain (jobListByKey).
+-- The filter itself is JobFilter.
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs
-    WHERE @live AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
-      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
-      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
-      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
-                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
-      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
-            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
-               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
-      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
-      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
-      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    WHERE @live AND (@before_id = 0 OR id < @before_id)
+      AND {{JobFilter}}
     ORDER BY id DESC LIMIT @limit)
 UNION ALL
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs_archive INDEXED BY skiplock_jobs_archive_worker
-    WHERE @archived AND @worker <> '' AND worker_id = @worker AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
-      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
-      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
-      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
-                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
-      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
-            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
-               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
-      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
-      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
-      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    WHERE @archived AND @worker_id <> '' AND worker_id = @worker_id AND (@before_id = 0 OR id < @before_id)
+      AND {{JobFilter}}
     ORDER BY id DESC LIMIT @limit)
 UNION ALL
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs_archive INDEXED BY skiplock_jobs_archive_created
-    WHERE @archived AND @worker = '' AND (@created_from IS NOT NULL OR @created_to IS NOT NULL)
-      AND created_at >= coalesce(@created_from, -9223372036854775808)
-      AND created_at < coalesce(@created_to, 9223372036854775807) AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
-      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
-      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
-      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
-                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
-      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
-            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
-               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
-      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
-      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
-      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    WHERE @archived AND @worker_id = '' AND (@created_after IS NOT NULL OR @created_before IS NOT NULL)
+      AND created_at >= coalesce(@created_after, -9223372036854775808)
+      AND created_at < coalesce(@created_before, 9223372036854775807) AND (@before_id = 0 OR id < @before_id)
+      AND {{JobFilter}}
     ORDER BY id DESC LIMIT @limit)
 UNION ALL
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs_archive INDEXED BY skiplock_jobs_archive_finished
-    WHERE @archived AND @worker = '' AND @created_from IS NULL AND @created_to IS NULL
-      AND (@finished_from IS NOT NULL OR @finished_to IS NOT NULL)
-      AND finished_at >= coalesce(@finished_from, -9223372036854775808)
-      AND finished_at < coalesce(@finished_to, 9223372036854775807) AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
-      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
-      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
-      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
-                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
-      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
-            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
-               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
-      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
-      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
-      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    WHERE @archived AND @worker_id = '' AND @created_after IS NULL AND @created_before IS NULL
+      AND (@finished_after IS NOT NULL OR @finished_before IS NOT NULL)
+      AND finished_at >= coalesce(@finished_after, -9223372036854775808)
+      AND finished_at < coalesce(@finished_before, 9223372036854775807) AND (@before_id = 0 OR id < @before_id)
+      AND {{JobFilter}}
     ORDER BY id DESC LIMIT @limit)
 UNION ALL
 SELECT * FROM (
     SELECT {{cols}} FROM skiplock_jobs_archive
-    WHERE @archived AND @worker = '' AND @created_from IS NULL AND @created_to IS NULL
-      AND @finished_from IS NULL AND @finished_to IS NULL AND (@states_any OR state IN (SELECT value FROM json_each(@states)))
-      AND (@kind = '' OR kind = @kind) AND (@queue = '' OR queue = @queue) AND (@tenant IS NULL OR tenant = @tenant)
-      AND (@workflow = '' OR workflow_id = @workflow) AND (@before = 0 OR id < @before)
-      AND (@tags IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@tags) t
-                                        WHERE t.value NOT IN (SELECT value FROM json_each(tags))))
-      AND (@meta IS NULL OR NOT EXISTS (SELECT 1 FROM json_each(@meta) f
-            WHERE json_type(metadata, '$."' || f.key || '"') IS NOT f.type
-               OR json_extract(metadata, '$."' || f.key || '"') IS NOT f.value))
-      AND (@worker = '' OR worker_id = @worker) AND (@key = '' OR idempotency_key = @key)
-      AND (@etype = '' OR EXISTS (SELECT 1 FROM json_each(errors) e WHERE json_extract(e.value, '$.type') = @etype))
-      AND (@created_from IS NULL OR created_at >= @created_from) AND (@created_to IS NULL OR created_at < @created_to)
-      AND (@finished_from IS NULL OR finished_at >= @finished_from) AND (@finished_to IS NULL OR finished_at < @finished_to)
+    WHERE @archived AND @worker_id = '' AND @created_after IS NULL AND @created_before IS NULL
+      AND @finished_after IS NULL AND @finished_before IS NULL AND (@before_id = 0 OR id < @before_id)
+      AND {{JobFilter}}
     ORDER BY id DESC LIMIT @limit)
 ORDER BY id DESC LIMIT @limit;
 
@@ -448,23 +425,15 @@ ON CONFLICT (name) DO UPDATE
 SET last_tick = max(skiplock_periodic.last_tick, excluded.last_tick), updated_at = excluded.updated_at;
 
 -- name: JobSelectLive
--- Bulk actions page through their jobs by id; @before is microseconds or NULL.
+-- Bulk actions page through their jobs by id; @after is the cursor.
 SELECT id FROM skiplock_jobs
-WHERE (@states_any OR state IN (SELECT value FROM json_each(@states)))
-  AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
-  AND (@queues_any OR queue IN (SELECT value FROM json_each(@queues)))
-  AND (@tenant IS NULL OR tenant = @tenant)
-  AND (@before IS NULL OR created_at < @before)
+WHERE {{JobFilter}}
   AND id > @after
 ORDER BY id LIMIT @limit;
 
 -- name: JobSelectArchived
 SELECT id FROM skiplock_jobs_archive
-WHERE (@states_any OR state IN (SELECT value FROM json_each(@states)))
-  AND (@kinds_any OR kind IN (SELECT value FROM json_each(@kinds)))
-  AND (@queues_any OR queue IN (SELECT value FROM json_each(@queues)))
-  AND (@tenant IS NULL OR tenant = @tenant)
-  AND (@before IS NULL OR finished_at < @before)
+WHERE {{JobFilter}}
   AND id > @after
 ORDER BY id LIMIT @limit;
 

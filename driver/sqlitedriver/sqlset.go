@@ -58,7 +58,7 @@ func named(name string, args ...any) []any {
 // through when no key is given never reaches the key index, and a search
 // by key would read the whole archive.
 var jobListByKey = func() string {
-	const anyKey, byKey = "(@key = '' OR idempotency_key = @key)", "idempotency_key = @key"
+	const anyKey, byKey = "(@idempotency_key = '' OR idempotency_key = @idempotency_key)", "idempotency_key = @idempotency_key"
 	s := q("JobList")
 	if strings.Count(s, anyKey) != 5 {
 		panic("sqlitedriver: JobList's key filter is not " + anyKey)

@@ -139,7 +139,22 @@ type Stmt[A any] struct {
 	SQL string
 	// fields are the index paths of A's fields in parameter order.
 	fields [][]int
+	// into is the statement with {{table}} left in; "" when it names none.
+	into string
 }
+
+// Into answers the statement writing table (an identifier, quoted as the
+// database needs) where it names {{table}}; "" for a statement that names
+// none (see Writes).
+func (st Stmt[A]) Into(table string) string {
+	if st.into == "" {
+		return ""
+	}
+	return strings.ReplaceAll(st.into, tableMacro, table)
+}
+
+// Writes says whether the statement names the table it writes ({{table}}).
+func (st Stmt[A]) Writes() bool { return st.into != "" }
 
 // Bind ties the statement called name to A, a struct whose fields tagged
 // `sql:"name"` (embedded structs' fields included) are its parameters. A
@@ -173,7 +188,7 @@ func Bind[A any](s *Set, name string) Stmt[A] {
 		}
 		byTag[tag] = f.Index
 	}
-	st := Stmt[A]{SQL: sql, fields: make([][]int, len(params))}
+	st := Stmt[A]{SQL: sql, fields: make([][]int, len(params)), into: s.tables[name]}
 	for i, p := range params {
 		if st.fields[i] = byTag[p]; st.fields[i] == nil {
 			panic(fmt.Sprintf("%s: %s uses @%s, which %s does not give", s.driver, name, p, t))

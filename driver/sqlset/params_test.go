@@ -116,3 +116,63 @@ func BenchmarkArgs(b *testing.B) {
 		_ = st.Args(a)
 	}
 }
+
+// TestFragmentIsWrittenOnce: a fragment expands in every statement that
+// names it, its comment lines left out, and is no statement itself; its
+// parameters are the statement's, numbered with the statement's own.
+func TestFragmentIsWrittenOnce(t *testing.T) {
+	const src = `
+-- fragment: Filter
+-- why the filter reads as it does
+(@kind = '' OR kind = @kind)
+  AND (@tenant IS NULL OR tenant = @tenant)
+
+-- name: List
+SELECT {{cols}} FROM t WHERE {{Filter}} AND id < @before;
+
+-- name: Pick
+SELECT id FROM t WHERE id > @after AND {{Filter}};
+`
+	s := MustParse("test", src, []string{"id", "kind"}, Numbered("$"))
+	if got, want := s.Get("List"), "SELECT id, kind FROM t WHERE ($1 = '' OR kind = $1)\n  AND ($2 IS NULL OR tenant = $2) AND id < $3;"; got != want {
+		t.Fatalf("List:\n%s\nwant:\n%s", got, want)
+	}
+	if p := s.Params("Pick"); !slices.Equal(p, []string{"after", "kind", "tenant"}) {
+		t.Fatalf("Pick's params %v", p)
+	}
+	if slices.Contains(s.Names(), "Filter") {
+		t.Fatal("a fragment is listed as a statement")
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "no fragment {{Missing}}") {
+			t.Fatalf("a statement naming no fragment: %v", r)
+		}
+	}()
+	MustParse("test", "-- name: X\nSELECT 1 WHERE {{Missing}};", nil)
+}
+
+// {{table}} reads as the set's table, and Into answers the statement for
+// another; a statement that names no table writes none.
+func TestTableMacro(t *testing.T) {
+	src := "-- name: Add\nINSERT INTO {{table}} (id) VALUES (@id);\n\n-- name: Get\nSELECT id FROM t WHERE id = @id;\n"
+	s := MustParse("test", src, []string{"id"}, Numbered("$"), Table("jobs"))
+	type idArg struct {
+		ID int64 `sql:"id"`
+	}
+	add, get := Bind[idArg](s, "Add"), Bind[idArg](s, "Get")
+	if add.SQL != "INSERT INTO jobs (id) VALUES ($1);" || !add.Writes() {
+		t.Fatalf("Add: %q, writes %v", add.SQL, add.Writes())
+	}
+	if got := add.Into(`"spill"`); got != `INSERT INTO "spill" (id) VALUES ($1);` {
+		t.Fatalf("Add into spill: %q", got)
+	}
+	if get.Writes() || get.Into(`"spill"`) != "" {
+		t.Fatalf("Get writes a table: %q", get.Into(`"spill"`))
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a set without Table parsed {{table}}")
+		}
+	}()
+	MustParse("test", src, []string{"id"}, Numbered("$"))
+}

@@ -1,8 +1,13 @@
 // Package sqlset reads a driver's statements from one .sql file: each
 // statement follows a `-- name: Name` line. {{cols}} expands to the job
 // columns in scan order; {{cols d: col=expr, …}} to the same list read from
-// alias d with the named columns replaced. The expansion happens once, when
-// the driver package loads.
+// alias d with the named columns replaced. {{table}} marks where a statement
+// names the table it writes: it reads as the set's table (Table), and
+// Stmt.Into answers the statement for another table of the same shape. A
+// block that follows a `-- fragment: Name` line is no statement: {{Name}} in
+// any statement expands to it (its comment lines left out), so that a
+// condition several statements share is written once. The expansion happens
+// once, when the driver package loads.
 //
 // Parameters are named, @name. With Numbered, a set rewrites them at load
 // to numbered placeholders ($1, $2, … on PostgreSQL) and Bind ties a
@@ -15,6 +20,7 @@ package sqlset
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -35,6 +41,10 @@ type Set struct {
 	// params are the named parameters of each numbered statement, in the
 	// order of their numbers; bound the statements Bind has tied to a struct.
 	params map[string][]string
+	// table is what {{table}} reads as in Get; tables holds the statements
+	// that name it, {{table}} left in (Stmt.Into).
+	table  string
+	tables map[string]string
 	mu     sync.Mutex
 	bound  map[string]bool
 }
@@ -50,30 +60,84 @@ func Numbered(placeholder string) Option {
 	return func(s *Set) { s.placeholder = placeholder }
 }
 
-var colsMacro = regexp.MustCompile(`\{\{cols(?: (\w+):([^}]*))?\}\}`)
+// Table makes {{table}} read as name in the statements Get answers.
+func Table(name string) Option {
+	return func(s *Set) { s.table = name }
+}
+
+const tableMacro = "{{table}}"
+
+var (
+	colsMacro     = regexp.MustCompile(`\{\{cols(?: (\w+):([^}]*))?\}\}`)
+	fragmentMacro = regexp.MustCompile(`\{\{(\w+)\}\}`)
+	header        = regexp.MustCompile(`-- (name|fragment): `)
+)
 
 // MustParse reads src; columns is the job column list in scan order. A
 // malformed file is a programming error of the driver and panics at load.
 func MustParse(driver, src string, columns []string, opts ...Option) *Set {
 	s := &Set{driver: driver, columns: columns, byName: map[string]string{},
-		params: map[string][]string{}, bound: map[string]bool{}}
+		params: map[string][]string{}, bound: map[string]bool{}, tables: map[string]string{}}
 	for _, o := range opts {
 		o(s)
 	}
-	for _, part := range strings.Split(src, "-- name: ")[1:] {
-		name, body, _ := strings.Cut(part, "\n")
-		name = strings.TrimSpace(name)
-		if _, dup := s.byName[name]; dup {
-			panic(fmt.Sprintf("%s: two statements are named %s", driver, name))
+	fragments := map[string]string{}
+	var statements [][2]string
+	locs := header.FindAllStringSubmatchIndex(src, -1)
+	for i, l := range locs {
+		end := len(src)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
 		}
-		body = colsMacro.ReplaceAllStringFunc(strings.TrimSpace(body), s.expandCols)
+		name, body, _ := strings.Cut(src[l[1]:end], "\n")
+		name = strings.TrimSpace(name)
+		if _, dup := fragments[name]; dup || slices.ContainsFunc(statements, func(st [2]string) bool { return st[0] == name }) {
+			panic(fmt.Sprintf("%s: two statements or fragments are named %s", driver, name))
+		}
+		if src[l[2]:l[3]] == "fragment" {
+			fragments[name] = withoutComments(body)
+		} else {
+			statements = append(statements, [2]string{name, body})
+		}
+	}
+	for _, st := range statements {
+		name, body := st[0], strings.TrimSpace(st[1])
+		body = fragmentMacro.ReplaceAllStringFunc(body, func(m string) string {
+			f, ok := fragments[m[2:len(m)-2]]
+			if m == "{{cols}}" || m == tableMacro {
+				return m
+			} else if !ok {
+				panic(fmt.Sprintf("%s: %s: no fragment %s", driver, name, m))
+			}
+			return f
+		})
+		body = colsMacro.ReplaceAllStringFunc(body, s.expandCols)
 		var params []string
 		if body, params = s.number(name, body); params != nil {
 			s.params[name] = params
 		}
+		if strings.Contains(body, tableMacro) {
+			if s.table == "" {
+				panic(fmt.Sprintf("%s: %s names {{table}}, and the set has no Table", driver, name))
+			}
+			s.tables[name] = body
+			body = strings.ReplaceAll(body, tableMacro, s.table)
+		}
 		s.byName[name] = body
 	}
 	return s
+}
+
+// withoutComments answers a fragment's lines but its comment lines, so
+// that the text after {{Name}} on its line stays in the statement.
+func withoutComments(body string) string {
+	var keep []string
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 // Names answers every statement's name.

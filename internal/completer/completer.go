@@ -1,12 +1,17 @@
-// Package completer flushes job completions in batches: a job counts as
-// done only when the batch holding it commits.
+// Package completer stores job completions by group commit, for workers in
+// this process and outside it alike: the completions of one worker that
+// arrive while its statement runs share the next one (Gather), so batches
+// grow with load and stay single jobs when idle, with no timer. A job counts
+// as done only when the statement holding it commits.
 package completer
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
@@ -16,34 +21,58 @@ import (
 type Config struct {
 	// BatchSize is the most completions in one statement.
 	BatchSize int
-	// OnFlushed gets each flushed batch and the ids that completed; the
-	// others had lost their lease.
+	// OnFlushed gets the completions Add queued that a statement stored,
+	// and the ids that completed; the others had lost their lease.
 	OnFlushed func(batch []driver.CompleteParams, completed []int64)
 	Logger    *slog.Logger
 }
 
-// Completer batches completions. While one batch flushes the next gathers,
-// so batches grow with load and stay single jobs when idle (group commit).
+// Completer stores completions: Add's without waiting (a worker in this
+// process moves on), Complete's waiting (an external worker's report).
 type Completer struct {
-	exec driver.JobStore
-	cfg  Config
-	in   chan driver.CompleteParams
-	done chan struct{}
-	// stopping, closed as Stop begins, frees Adds blocked on a full queue
-	// (a database that is down) so that Stop can close it.
-	stopping chan struct{}
-	// abandon, closed when Stop's ctx ends first, ends the flush loop
-	// without writing: the unflushed jobs run again after their leases.
-	abandon    context.Context
-	abandonNow context.CancelFunc
-	stopOnce   sync.Once
+	exec   driver.JobStore
+	cfg    Config
+	gather Gather[string, *report]
+	fits   func(batch []*report, w *report) bool
+	flushF func(batch []*report)
+	// slots bound the completions Add queued and not yet stored: a full
+	// set holds back the workers (backpressure).
+	slots chan struct{}
+	run   atomic.Pointer[runState]
+}
 
-	// mu guards closed: Add after Stop must not send on a closed channel.
+// runState is one run of the completer, from Start to Stop.
+type runState struct {
+	// giveUp ends the retries of failed writes (each is still tried once);
+	// abandon ends the writes themselves (their jobs run again after their
+	// leases).
+	giveUp, abandon       context.Context
+	giveUpNow, abandonNow context.CancelFunc
+	stopGiveUp            func()
+	// stopping, closed as Stop begins, frees Adds blocked on a full set of
+	// slots (a database that is down) so that Stop can close.
+	stopping chan struct{}
+	stopOnce sync.Once
+	flushing sync.WaitGroup
+	// mu guards closed: no Add joins flushing once Stop waits for it.
 	mu     sync.RWMutex
 	closed bool
 }
 
-// New returns a completer writing through exec.
+// report is one call's completions and, once its statement ran, the ids
+// it finished (sorted) or its error.
+type report struct {
+	ctx    context.Context
+	params []driver.CompleteParams
+	one    [1]driver.CompleteParams
+	st     *runState // an Add's run; nil for Complete
+	names  Names     // the batch's, on its first report
+	done   []int64
+	err    error
+}
+
+// New returns a completer writing through exec. Before Start it stores
+// Complete's reports, and Retry tries a write once.
 func New(exec driver.JobStore, cfg Config) *Completer {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 1000
@@ -51,95 +80,161 @@ func New(exec driver.JobStore, cfg Config) *Completer {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Completer{exec: exec, cfg: cfg, in: make(chan driver.CompleteParams, cfg.BatchSize*4),
-		done: make(chan struct{}), stopping: make(chan struct{})}
-	c.abandon, c.abandonNow = context.WithCancel(context.Background())
+	c := &Completer{exec: exec, cfg: cfg, slots: make(chan struct{}, cfg.BatchSize*4)}
+	c.fits = func(batch []*report, w *report) bool {
+		first := batch[0]
+		if first.st == nil {
+			return first.names.Fit(first.params, w.params, cfg.BatchSize)
+		}
+		// Add's name jobs held here, each once: only their number counts.
+		if first.names.n == 0 {
+			first.names.n = len(first.params)
+		}
+		if first.names.n+len(w.params) > cfg.BatchSize {
+			return false
+		}
+		first.names.n += len(w.params)
+		return true
+	}
+	c.flushF = c.flush
+	st := newRunState()
+	st.giveUpNow()
+	st.closed = true
+	c.run.Store(st)
 	return c
 }
 
-// Start runs the flush loop until Stop.
-func (c *Completer) Start() { go c.run() }
+func newRunState() *runState {
+	st := &runState{stopping: make(chan struct{}), stopGiveUp: func() {}}
+	st.giveUp, st.giveUpNow = context.WithCancel(context.Background())
+	st.abandon, st.abandonNow = context.WithCancel(context.Background())
+	return st
+}
 
-// Add queues a completion; it blocks when the completer is behind, which
-// holds back the workers (backpressure). Once Stop has begun it answers
-// false and the job runs again once its lease expires.
+// Start begins a run: Add queues, and Retry tries again until Stop.
+func (c *Completer) Start() { c.run.Store(newRunState()) }
+
+// StopBound bounds how long, once Stopping is called, a write that the
+// database refuses is tried again.
+const StopBound = 30 * time.Second
+
+// Add queues a completion of a job this process holds; it blocks while
+// 4 × BatchSize wait, which holds back the workers. Before Start, or once
+// Stop has begun, it answers false: the job runs again once its lease
+// expires.
 func (c *Completer) Add(p driver.CompleteParams) bool {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	if c.closed {
+	st := c.run.Load()
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	if st.closed {
 		return false
 	}
 	select {
-	case c.in <- p:
-		return true
-	case <-c.stopping:
+	case c.slots <- struct{}{}:
+	case <-st.stopping:
 		return false
 	}
+	st.flushing.Add(1)
+	r := &report{st: st}
+	r.one[0] = p
+	r.params = r.one[:]
+	c.gather.Go("", r, c.fits, c.flushF)
+	return true
 }
 
-// Stop flushes what is queued and returns when done or when ctx ends (the
-// unflushed jobs then run again after their lease expires, and the flush
-// loop ends without writing them).
-func (c *Completer) Stop(ctx context.Context) error {
-	c.stopOnce.Do(func() { close(c.stopping) })
-	c.mu.Lock()
-	if !c.closed {
-		c.closed = true
-		close(c.in)
-	}
-	c.mu.Unlock()
-	select {
-	case <-c.done:
-		return nil
-	case <-ctx.Done():
-		c.abandonNow()
-		return ctx.Err()
-	}
+// Complete stores params, held jobs of one worker, in one statement with
+// the same worker's completions that wait for it, and answers the ids
+// that statement finished, sorted. A completion that names a job the
+// gathered ones name waits for the next statement: of two reports of one
+// job, one finishes it and the other is refused, as when they run apart.
+// workerID is never empty: "" gathers Add's.
+func (c *Completer) Complete(ctx context.Context, workerID string, params []driver.CompleteParams) ([]int64, error) {
+	r := &report{ctx: ctx, params: params}
+	c.gather.Do(workerID, r, c.fits, c.flushF)
+	return r.done, r.err
 }
 
-func (c *Completer) run() {
-	defer close(c.done)
-	batch := make([]driver.CompleteParams, 0, c.cfg.BatchSize)
-	for first := range c.in {
-		if c.isAbandoned() {
-			continue // drain: Stop has given up on these
+// reportTimeout bounds a statement of Complete's: it may carry other
+// calls' jobs, so no one caller's context cuts it short.
+const reportTimeout = 30 * time.Second
+
+// flush stores a batch in one statement: Add's (key "") with Retry, and
+// OnFlushed hears which completed (none when it gave up; not at all when
+// Stop abandoned them); one external worker's once.
+func (c *Completer) flush(batch []*report) {
+	params := batch[0].params
+	if len(batch) > 1 {
+		params = make([]driver.CompleteParams, 0, batch[0].names.n)
+		for _, r := range batch {
+			params = append(params, r.params...)
 		}
-		batch = append(batch[:0], first)
-	gather:
-		for len(batch) < c.cfg.BatchSize {
-			select {
-			case p, ok := <-c.in:
-				if !ok {
-					break gather
-				}
-				batch = append(batch, p)
-			default:
-				break gather
-			}
-		}
-		c.flush(batch)
 	}
-}
-
-func (c *Completer) isAbandoned() bool { return c.abandon.Err() != nil }
-
-// flush writes a batch with Retry, and tells OnFlushed which jobs it
-// completed: none when it gave up. A batch Stop abandoned is not told.
-func (c *Completer) flush(batch []driver.CompleteParams) {
 	var ids []int64
-	err := c.Retry(context.Background(), func(ctx context.Context) (err error) {
-		ids, err = c.exec.JobCompleteMany(ctx, batch)
+	write := func(ctx context.Context) (err error) {
+		ids, err = c.exec.JobCompleteMany(ctx, params)
 		return err
-	}, func(try int, err error) {
-		c.cfg.Logger.Error("flush completions", "jobs", len(batch), "attempt", try, "error", err)
-	})
-	if errors.Is(err, ErrAbandoned) || c.cfg.OnFlushed == nil {
+	}
+	st := batch[0].st
+	if st == nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), reportTimeout)
+		defer cancel()
+		err := write(ctx)
+		slices.Sort(ids)
+		for _, r := range batch {
+			r.done, r.err = ids, err
+		}
 		return
 	}
-	if err != nil {
-		ids = nil
+	err := retry(st, write, func(try int, err error) {
+		c.cfg.Logger.Error("flush completions", "jobs", len(params), "attempt", try, "error", err)
+	})
+	if !errors.Is(err, ErrAbandoned) && c.cfg.OnFlushed != nil {
+		if err != nil {
+			ids = nil
+		}
+		c.cfg.OnFlushed(params, ids)
 	}
-	c.cfg.OnFlushed(batch, ids)
+	for range params {
+		<-c.slots
+	}
+	st.flushing.Add(-len(batch))
+}
+
+// Stopping begins the stop: from now on a write that fails is tried again
+// only until ctx ends or StopBound passes (each is still tried once), so
+// that a database that is down does not hold the jobs still running, nor
+// Stop, for long.
+func (c *Completer) Stopping(ctx context.Context) {
+	st := c.run.Load()
+	bound, cancel := context.WithTimeout(ctx, StopBound)
+	stop := context.AfterFunc(bound, st.giveUpNow)
+	st.stopGiveUp = func() { stop(); cancel() }
+}
+
+// Stop ends Add and waits for the completions queued, until ctx ends:
+// then it abandons them (their jobs run again after their leases) and
+// answers ctx's error.
+func (c *Completer) Stop(ctx context.Context) error {
+	st := c.run.Load()
+	st.stopOnce.Do(func() { close(st.stopping) }) // frees the blocked Adds, which hold mu
+	st.mu.Lock()
+	already := st.closed
+	st.closed = true
+	st.mu.Unlock()
+	if already {
+		return nil
+	}
+	defer func() { st.stopGiveUp(); st.giveUpNow() }() // what still runs after Stop tries once
+	flushed := make(chan struct{})
+	go func() { st.flushing.Wait(); close(flushed) }()
+	select {
+	case <-flushed:
+		return nil
+	case <-ctx.Done():
+		st.abandonNow()
+		<-flushed
+		return ctx.Err()
+	}
 }
 
 // Tries is how many times Retry tries a write before it gives up.
@@ -152,30 +247,35 @@ var ErrAbandoned = errors.New("completer stopped before the write was stored")
 // backoff (50 ms doubling to 5 s), at most Tries times: the leases of the
 // jobs it reports on keep them safe meanwhile, and giving up would only
 // leave them to run again once their leases end. failed hears each try
-// that failed; the end of ctx ends the tries (not one under way). An
-// answer of the fence (the job is no longer held, or gone) is final and
-// answered at once. Once Stop abandons the queue it answers ErrAbandoned,
-// even for a try that succeeded meanwhile.
-func (c *Completer) Retry(ctx context.Context, write func(ctx context.Context) error, failed func(try int, err error)) error {
+// that failed. Once Stopping, it tries again only within StopBound; before
+// Start, it tries once. An answer of the fence (the job is no longer held,
+// or gone) is final and answered at once. Once Stop abandons the writes
+// it answers ErrAbandoned, even for a try that succeeded meanwhile.
+func (c *Completer) Retry(write func(ctx context.Context) error, failed func(try int, err error)) error {
+	return retry(c.run.Load(), write, failed)
+}
+
+func retry(st *runState, write func(ctx context.Context) error, failed func(try int, err error)) error {
 	wait := 50 * time.Millisecond
 	for try := 1; ; try++ {
-		tryCtx, cancel := context.WithTimeout(c.abandon, 30*time.Second)
+		if st.abandon.Err() != nil {
+			return ErrAbandoned
+		}
+		tryCtx, cancel := context.WithTimeout(st.abandon, 30*time.Second)
 		err := write(tryCtx)
 		cancel()
 		switch {
-		case c.isAbandoned():
+		case st.abandon.Err() != nil:
 			return ErrAbandoned
 		case err == nil || isFenced(err):
 			return err
 		}
 		failed(try, err)
-		if try >= Tries || ctx.Err() != nil {
+		if try >= Tries || st.giveUp.Err() != nil {
 			return err
 		}
 		select {
-		case <-c.abandon.Done():
-			return ErrAbandoned
-		case <-ctx.Done():
+		case <-st.giveUp.Done():
 			return err
 		case <-time.After(wait):
 		}
@@ -187,3 +287,44 @@ func (c *Completer) Retry(ctx context.Context, write func(ctx context.Context) e
 func isFenced(err error) bool {
 	return errors.Is(err, driver.ErrLeaseLost) || errors.Is(err, driver.ErrNotFound) || errors.Is(err, driver.ErrWrongState)
 }
+
+// Names are the jobs the completions of one statement name. Its zero
+// value is ready.
+type Names struct {
+	ids map[int64]bool
+	n   int
+}
+
+// Fit answers whether completions w can join a statement whose first call
+// stores first (the batch's calls are offered in turn, each once), and
+// takes their names if so: at most max jobs, none named twice. A
+// completion that names a job again waits for a statement of its own.
+func (r *Names) Fit(first, w []driver.CompleteParams, max int) bool {
+	if len(w) == 0 {
+		return true // nothing to name
+	}
+	if r.ids == nil {
+		r.ids = make(map[int64]bool, len(first)+len(w))
+		for _, p := range first {
+			r.ids[p.ID] = true
+		}
+		r.n = len(first)
+	}
+	if r.n+len(w) > max {
+		return false
+	}
+	for _, p := range w {
+		if r.ids[p.ID] {
+			return false
+		}
+	}
+	for _, p := range w {
+		r.ids[p.ID] = true
+	}
+	r.n += len(w)
+	return true
+}
+
+// Waiting answers how many calls of workerID ("": Add's) wait for a
+// statement, and whether one runs.
+func (c *Completer) Waiting(workerID string) (n int, running bool) { return c.gather.Waiting(workerID) }

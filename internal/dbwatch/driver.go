@@ -16,15 +16,24 @@ type Driver struct {
 	inner driver.Driver
 }
 
-// Wrap watches d's writes into t.
+// Wrap watches d's writes into t. When d reads from a replica
+// (driver.Replicated), the reads marked //skiplock:replica made outside a
+// transaction run there.
 func Wrap(d driver.Driver, t *Tracker) *Driver {
 	classify := func(err error) error { return err }
 	if c, ok := d.(driver.ErrorClassifier); ok {
 		classify = c.ClassifyError
 	}
 	w := &watch{classify: classify, tracker: t}
-	return &Driver{executor: executor{Executor: d, w: w}, inner: d}
+	var replica driver.Executor
+	if r, ok := d.(driver.Replicated); ok {
+		replica = r.Replica()
+	}
+	return &Driver{executor: executor{Executor: d, w: w, replica: replica}, inner: d}
 }
+
+// ReadsReplica reports whether the replica-safe reads run on a replica.
+func (d *Driver) ReadsReplica() bool { return d.replica != nil }
 
 // Unwrap is the watched driver.
 func (d *Driver) Unwrap() driver.Driver { return d.inner }
@@ -102,6 +111,18 @@ type executor struct {
 	driver.Executor
 	w  *watch
 	tx *txState // nil outside a transaction
+	// replica runs the reads marked //skiplock:replica; nil: none, and
+	// always nil in a transaction, whose reads stay on the primary.
+	replica driver.Executor
+}
+
+// reading is the executor a replica-safe read runs on: the replica's when
+// there is one and ctx does not ask for the primary, else e.
+func (e executor) reading(ctx context.Context) executor {
+	if e.replica == nil || driver.PrimaryAsked(ctx) {
+		return e
+	}
+	return executor{Executor: e.replica, w: e.w}
 }
 
 func (e executor) read(err error) error  { return e.w.classify(err) }
@@ -148,4 +169,5 @@ var _ interface {
 	driver.FlowStore
 	driver.FailStore
 	driver.CompleteClaimStore
+	driver.ReplicaStore
 } = executor{}

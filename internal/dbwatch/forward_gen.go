@@ -14,7 +14,7 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 }
 
 func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.Job, error) {
-	return call1(e, e.read, func(st driver.AdminStore) ([]*driver.Job, error) { return st.JobList(ctx, p) })
+	return call1(e.reading(ctx), e.read, func(st driver.AdminStore) ([]*driver.Job, error) { return st.JobList(ctx, p) })
 }
 
 func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
@@ -119,7 +119,7 @@ func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
 	return r0, e.write(err)
 }
 
-func (e executor) JobFail(ctx context.Context, p driver.FailHeldParams) (*driver.Job, error) {
+func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job, error) {
 	return call1(e, e.write, func(st driver.FailStore) (*driver.Job, error) { return st.JobFail(ctx, p) })
 }
 
@@ -140,7 +140,7 @@ func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state drive
 	return r0, e.write(err)
 }
 
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (bool, error) {
+func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
 	r0, err := e.Executor.LockHeld(ctx, h)
 	return r0, e.write(err)
 }
@@ -235,7 +235,7 @@ func (e executor) CounterAdd(ctx context.Context, name string, n int64) error {
 }
 
 func (e executor) JobMetrics(ctx context.Context, window time.Duration) (*driver.Metrics, error) {
-	return call1(e, e.read, func(st driver.MetricsStore) (*driver.Metrics, error) { return st.JobMetrics(ctx, window) })
+	return call1(e.reading(ctx), e.read, func(st driver.MetricsStore) (*driver.Metrics, error) { return st.JobMetrics(ctx, window) })
 }
 
 func (e executor) PeriodicAdvance(ctx context.Context, name string, tick time.Time) error {
@@ -255,7 +255,11 @@ func (e executor) ProcessDelete(ctx context.Context, id string) error {
 }
 
 func (e executor) ProcessList(ctx context.Context, stale time.Duration) ([]*driver.Process, error) {
-	return call1(e, e.read, func(st driver.ProcessStore) ([]*driver.Process, error) { return st.ProcessList(ctx, stale) })
+	return call1(e.reading(ctx), e.read, func(st driver.ProcessStore) ([]*driver.Process, error) { return st.ProcessList(ctx, stale) })
+}
+
+func (e executor) ReplicaLag(ctx context.Context) (driver.ReplicaStatus, error) {
+	return call1(e.reading(ctx), e.read, func(st driver.ReplicaStore) (driver.ReplicaStatus, error) { return st.ReplicaLag(ctx) })
 }
 
 func (e executor) ArchiveCountBefore(ctx context.Context, g driver.ArchiveGroup, before time.Time, now time.Time) (driver.ArchiveGroup, error) {
@@ -291,7 +295,7 @@ func (e executor) ArchivePartitions(ctx context.Context) ([]driver.ArchivePartit
 }
 
 func (e executor) ArchiveRange(ctx context.Context, p driver.RangeParams) ([]*driver.Job, error) {
-	return call1(e, e.read, func(st driver.RetentionStore) ([]*driver.Job, error) { return st.ArchiveRange(ctx, p) })
+	return call1(e.reading(ctx), e.read, func(st driver.RetentionStore) ([]*driver.Job, error) { return st.ArchiveRange(ctx, p) })
 }
 
 func (e executor) ArchiveSummary(ctx context.Context, now time.Time, until time.Time) (driver.ArchiveSummary, error) {
@@ -301,7 +305,7 @@ func (e executor) ArchiveSummary(ctx context.Context, now time.Time, until time.
 }
 
 func (e executor) JanitorRunList(ctx context.Context, limit int) ([]*driver.JanitorRun, error) {
-	return call1(e, e.read, func(st driver.RetentionStore) ([]*driver.JanitorRun, error) { return st.JanitorRunList(ctx, limit) })
+	return call1(e.reading(ctx), e.read, func(st driver.RetentionStore) ([]*driver.JanitorRun, error) { return st.JanitorRunList(ctx, limit) })
 }
 
 func (e executor) JanitorRunSave(ctx context.Context, r *driver.JanitorRun) (int64, error) {
@@ -321,7 +325,7 @@ func (e executor) ScheduleDue(ctx context.Context, limit int) ([]*driver.Schedul
 }
 
 func (e executor) ScheduleList(ctx context.Context, tenant *string) ([]*driver.Schedule, error) {
-	return call1(e, e.read, func(st driver.ScheduleStore) ([]*driver.Schedule, error) { return st.ScheduleList(ctx, tenant) })
+	return call1(e.reading(ctx), e.read, func(st driver.ScheduleStore) ([]*driver.Schedule, error) { return st.ScheduleList(ctx, tenant) })
 }
 
 func (e executor) ScheduleUpsert(ctx context.Context, s *driver.Schedule) (*driver.Schedule, error) {
@@ -329,7 +333,7 @@ func (e executor) ScheduleUpsert(ctx context.Context, s *driver.Schedule) (*driv
 }
 
 func (e executor) JobActivity(ctx context.Context, since time.Time, bucket time.Duration) (*driver.Activity, error) {
-	return call1(e, e.read, func(st driver.StatsStore) (*driver.Activity, error) { return st.JobActivity(ctx, since, bucket) })
+	return call1(e.reading(ctx), e.read, func(st driver.StatsStore) (*driver.Activity, error) { return st.JobActivity(ctx, since, bucket) })
 }
 
 func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit int) ([]*driver.Job, error) {
@@ -337,11 +341,11 @@ func (e executor) JobChangedSince(ctx context.Context, since time.Time, limit in
 }
 
 func (e executor) JobStats(ctx context.Context) (*driver.Stats, error) {
-	return call1(e, e.read, func(st driver.StatsStore) (*driver.Stats, error) { return st.JobStats(ctx) })
+	return call1(e.reading(ctx), e.read, func(st driver.StatsStore) (*driver.Stats, error) { return st.JobStats(ctx) })
 }
 
 func (e executor) QueueList(ctx context.Context, withArchive bool) ([]driver.QueueInfo, error) {
-	return call1(e, e.read, func(st driver.StatsStore) ([]driver.QueueInfo, error) { return st.QueueList(ctx, withArchive) })
+	return call1(e.reading(ctx), e.read, func(st driver.StatsStore) ([]driver.QueueInfo, error) { return st.QueueList(ctx, withArchive) })
 }
 
 func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.Job, error) {

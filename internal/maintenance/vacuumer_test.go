@@ -203,7 +203,7 @@ func TestVacuumerSpillsWhileATransactionHoldsTheTable(t *testing.T) {
 	holder := pgtest.HoldTable(t, url)
 	leaveDeadRows(t, drv, 20000)
 	statsSeeDeleted(t, drv, 20000)
-	v := &Vacuumer{Store: drv, Spill: driver.SpillLimits{Grace: 100 * time.Millisecond}}
+	v := &Vacuumer{Store: drv, Spill: driver.SpillLimits{}}
 	spillTables := func() int {
 		var n int
 		if err := drv.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass`).Scan(&n); err != nil {

@@ -62,6 +62,12 @@ func Database(t testing.TB) (*pgdriver.Driver, string) {
 // given, asks whether the role may create one: if not the test is skipped.
 func fresh(t testing.TB, base, what, may, dropOptions string) string {
 	t.Helper()
+	return freshOn(t, URL(), what, may, dropOptions)
+}
+
+// freshOn is fresh on the database at base.
+func freshOn(t testing.TB, base, what, may, dropOptions string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b := make([]byte, 6)

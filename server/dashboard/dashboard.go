@@ -143,7 +143,30 @@ type view struct {
 	Title string
 	Data  any
 	Flash string
-	r     *http.Request
+	// Replica is the replica the page's lists and counts were read from;
+	// nil when the server reads none.
+	Replica *replicaView
+	r       *http.Request
+}
+
+// replicaView is the lag a page shows of the replica it read.
+type replicaView struct {
+	Lag   time.Duration
+	Known bool
+}
+
+// replica reads the lag of the replica the dashboard reads from; nil when
+// it reads none. A lag it cannot read is shown as unknown.
+func (d *Dashboard) replica(ctx context.Context) *replicaView {
+	lag, ok, err := d.client.ReplicaLag(ctx)
+	if !ok {
+		return nil
+	}
+	if err != nil {
+		d.log.Warn("dashboard: replica lag", "error", err)
+		return &replicaView{}
+	}
+	return &replicaView{Lag: lag, Known: true}
 }
 
 // page authenticates (or sends to the login page) and runs h.
@@ -206,6 +229,9 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, v *view, err er
 // render writes page name, buffered so that a template error never sends
 // half a page.
 func (d *Dashboard) render(w http.ResponseWriter, name string, v *view) {
+	if v.r != nil {
+		v.Replica = d.replica(v.r.Context())
+	}
 	var buf bytes.Buffer
 	if err := d.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
 		d.log.Error("dashboard: render", "page", name, "error", err)

@@ -19,6 +19,7 @@ import (
 var funcs = template.FuncMap{
 	"json":  prettyJSON,
 	"ago":   ago,
+	"lag":   lag,
 	"until": until,
 	"utc":   func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
 	"utcp": func(t *time.Time) string {
@@ -112,6 +113,15 @@ func until(t time.Time) string {
 }
 
 // age writes a duration as people read it: 45s, 12m, 3h 05m, 4d 2h.
+// lag writes a replica's lag: tenths of a second under ten seconds, where
+// a replica usually is, else as an age.
+func lag(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return age(d)
+}
+
 func age(d time.Duration) string {
 	switch {
 	case d < time.Second:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/input"
 )
 
 const pageSize = 50
@@ -20,6 +21,11 @@ type jobFilter struct {
 	States                          []string
 	Kind, Queue, Tenant, WorkflowID string
 	Tag, WorkerID, ErrorType        string
+	ErrorMessage                    string
+	// Data is the payload and metadata search: terms payload.KEY=VALUE
+	// and metadata.KEY=VALUE (readData), read into payload and metadata.
+	Data              string
+	payload, metadata map[string]any
 	// Key is an idempotency key: the search box's term when it is no job id.
 	Key string
 	// CreatedFrom and CreatedTo bound created_at (UTC, as a browser's
@@ -38,7 +44,7 @@ func (f jobFilter) Empty() bool {
 // Narrow reports whether the filter uses a field bulk actions cannot.
 func (f jobFilter) Narrow() bool {
 	return f.WorkflowID != "" || f.Tag != "" || f.WorkerID != "" || f.ErrorType != "" || f.Key != "" ||
-		f.CreatedFrom != "" || f.CreatedTo != ""
+		f.CreatedFrom != "" || f.CreatedTo != "" || f.ErrorMessage != "" || f.Data != ""
 }
 
 // parseLocal reads a datetime-local value as UTC.
@@ -58,8 +64,12 @@ func parseLocal(field, v string) (time.Time, error) {
 func readFilter(q url.Values) (jobFilter, error) {
 	f := jobFilter{Kind: q.Get("kind"), Queue: q.Get("queue"), Tenant: q.Get("tenant"),
 		WorkflowID: q.Get("workflow_id"), Tag: q.Get("tag"), WorkerID: q.Get("worker_id"),
-		ErrorType: q.Get("error_type"), Key: q.Get("idempotency_key"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to")}
+		ErrorType: q.Get("error_type"), ErrorMessage: q.Get("error_message"), Data: strings.TrimSpace(q.Get("data")),
+		Key: q.Get("idempotency_key"), CreatedFrom: q.Get("created_from"), CreatedTo: q.Get("created_to")}
 	var err error
+	if f.payload, f.metadata, err = readData(f.Data); err != nil {
+		return f, err
+	}
 	if f.from, err = parseLocal("created_from", f.CreatedFrom); err != nil {
 		return f, err
 	}
@@ -90,7 +100,8 @@ func readFilter(q url.Values) (jobFilter, error) {
 // params answers the library's listing of f as p may see it.
 func (f jobFilter) params(p *Principal, limit int) skiplock.JobListParams {
 	lp := skiplock.JobListParams{Kind: f.Kind, Queue: f.Queue, WorkflowID: f.WorkflowID, BeforeID: f.Cursor, Limit: limit,
-		WorkerID: f.WorkerID, ErrorType: f.ErrorType, IdempotencyKey: f.Key, CreatedAfter: f.from, CreatedBefore: f.to}
+		WorkerID: f.WorkerID, ErrorType: f.ErrorType, ErrorMessage: f.ErrorMessage, IdempotencyKey: f.Key,
+		CreatedAfter: f.from, CreatedBefore: f.to, Payload: f.payload, Metadata: f.metadata}
 	if f.Tag != "" {
 		lp.Tags = []string{f.Tag}
 	}
@@ -103,6 +114,71 @@ func (f jobFilter) params(p *Principal, limit int) skiplock.JobListParams {
 	}
 	lp.Tenant = p.tenantFilter(tenant)
 	return lp
+}
+
+// readData reads the payload and metadata search: terms
+// payload.KEY=VALUE and metadata.KEY=VALUE, apart by spaces, all of which
+// must match. VALUE is JSON when it is JSON (42, true, "42"), else text; a
+// double-quoted VALUE may hold spaces. A payload KEY a.b reaches into
+// objects (as GET /v1/jobs?payload=); a metadata KEY is one key.
+func readData(s string) (payload, metadata map[string]any, err error) {
+	bad := func(format string, args ...any) error {
+		return &pageError{status: http.StatusBadRequest, msg: "data: " + fmt.Sprintf(format, args...)}
+	}
+	for _, term := range dataTerms(s) {
+		key, value, ok := strings.Cut(term, "=")
+		var dst *map[string]any
+		switch {
+		case !ok:
+		case strings.HasPrefix(key, "payload."):
+			dst, key = &payload, strings.TrimPrefix(key, "payload.")
+		case strings.HasPrefix(key, "metadata."):
+			dst, key = &metadata, strings.TrimPrefix(key, "metadata.")
+		}
+		if dst == nil || key == "" {
+			return nil, nil, bad("%q: want payload.KEY=VALUE or metadata.KEY=VALUE", term)
+		}
+		m, err := input.KeyValues([]string{key + ":" + value})
+		if err != nil {
+			return nil, nil, bad("%v", err)
+		}
+		if *dst == nil {
+			*dst = map[string]any{}
+		}
+		if old, dup := (*dst)[key]; dup && fmt.Sprint(old) != fmt.Sprint(m[key]) {
+			return nil, nil, bad("%s is given twice with different values", key)
+		}
+		(*dst)[key] = m[key]
+	}
+	return payload, metadata, nil
+}
+
+// dataTerms splits s at spaces outside double quotes.
+func dataTerms(s string) []string {
+	var terms []string
+	var cur strings.Builder
+	quoted, escaped := false, false
+	for _, r := range s {
+		switch {
+		case escaped:
+			escaped = false
+		case quoted && r == '\\':
+			escaped = true
+		case r == '"':
+			quoted = !quoted
+		case !quoted && (r == ' ' || r == '\t'):
+			if cur.Len() > 0 {
+				terms = append(terms, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	if cur.Len() > 0 {
+		terms = append(terms, cur.String())
+	}
+	return terms
 }
 
 type jobsData struct {

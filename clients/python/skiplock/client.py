@@ -95,8 +95,10 @@ class Client:
         workflow_id: Optional[str] = None,
         tag: Union[str, Sequence[str], None] = None,
         metadata: Optional[Mapping[str, Any]] = None,
+        payload: Optional[Mapping[str, Any]] = None,
         worker_id: Optional[str] = None,
         error_type: Optional[str] = None,
+        error_message: Optional[str] = None,
         idempotency_key: Optional[str] = None,
         created_after: Optional[TimeLike] = None,
         created_before: Optional[TimeLike] = None,
@@ -106,17 +108,18 @@ class Client:
         cursor: Optional[str] = None,
     ) -> Page:
         """One page of jobs, newest first, live and archived. ``metadata``
-        keeps jobs whose metadata has each key with that value."""
-        meta = None
-        if metadata:
-            meta = [f"{k}:{v if isinstance(v, str) else json.dumps(v)}" for k, v in metadata.items()]
+        and ``payload`` keep jobs whose metadata or payload has each key with
+        that value (a dotted payload key, ``order.id``, reaches into
+        objects); ``error_message`` jobs with an attempt error whose message
+        contains the text, letters compared without case."""
         q: Dict[str, Any] = {
             "state": ",".join([state] if isinstance(state, str) else state) if state else None,
             "kind": kind, "queue": queue,
             "tenant": tenant if tenant is not None else self.tenant,
             "workflow_id": workflow_id,
             "tag": [tag] if isinstance(tag, str) else tag,
-            "metadata": meta, "worker_id": worker_id, "error_type": error_type,
+            "metadata": _pairs(metadata), "payload": _pairs(payload), "worker_id": worker_id,
+            "error_type": error_type, "error_message": error_message,
             "idempotency_key": idempotency_key,
             "created_after": created_after, "created_before": created_before,
             "finished_after": finished_after, "finished_before": finished_before,
@@ -163,6 +166,11 @@ class Client:
         queue: Union[str, Sequence[str], None] = None,
         tenant: Optional[str] = None,
         older_than: Union[float, _dt.timedelta, None] = None,
+        error_type: Optional[str] = None,
+        error_message: Optional[str] = None,
+        ids: Optional[Sequence[int]] = None,
+        payload: Optional[Mapping[str, Any]] = None,
+        metadata: Optional[Mapping[str, Any]] = None,
         dry_run: bool = False,
     ) -> Dict[str, Any]:
         """``retry``, ``cancel``, ``delete``, ``pause`` or ``resume`` every job
@@ -175,6 +183,14 @@ class Client:
             f["tenant"] = tenant
         if older_than is not None:
             f["older_than_seconds"] = seconds(older_than)
+        for k, v in (("error_type", error_type), ("error_message", error_message)):
+            if v is not None:
+                f[k] = v
+        if ids is not None:
+            f["ids"] = [int(i) for i in ids]
+        for k, m in (("payload", payload), ("metadata", metadata)):
+            if m is not None:
+                f[k] = dict(m)
         body: Dict[str, Any] = {"action": action, "filter": f}
         if dry_run:
             body["dry_run"] = True
@@ -342,3 +358,10 @@ def _report(worker_id: str, attempt: Optional[int]) -> Dict[str, Any]:
     if attempt is not None:
         body["attempt"] = attempt
     return body
+
+
+def _pairs(m: Optional[Mapping[str, Any]]) -> Optional[List[str]]:
+    """KEY:VALUE query values: a string as itself, any other value as JSON."""
+    if not m:
+        return None
+    return [f"{k}:{v if isinstance(v, str) else json.dumps(v)}" for k, v in m.items()]

@@ -126,6 +126,9 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(self.c.retry(b.id).state, "pending")
         dry = self.c.bulk("cancel", queue=q, dry_run=True)
         self.assertEqual((dry["matched"], dry["done"]), (3, 0))
+        self.assertEqual(self.c.bulk("cancel", ids=[a.id, c.id], dry_run=True)["matched"], 2)
+        self.assertEqual(self.c.bulk("cancel", ids=[a.id], payload={"n": 1}, dry_run=True)["matched"], 0)
+        self.assertEqual(self.c.list_jobs(queue=q, payload={"n": 1}, error_message="x").jobs, [])
         self.assertEqual(self.c.bulk("cancel", queue=q, state="pending")["done"], 3)
         self.assertEqual(self.c.get(c.id).state, "cancelled")
         with self.assertRaises(skiplock.InvalidArgument) as e:

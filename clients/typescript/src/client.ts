@@ -292,9 +292,11 @@ export class Client {
       tenant: f.tenant ?? this.tenant,
       workflow_id: f.workflow_id,
       tag: f.tag === undefined ? undefined : ([] as string[]).concat(f.tag),
-      metadata: f.metadata === undefined ? undefined : Object.entries(f.metadata).map(([k, v]) => `${k}:${JSON.stringify(v)}`),
+      metadata: pairs(f.metadata),
+      payload: pairs(f.payload),
       worker_id: f.worker_id,
       error_type: f.error_type,
+      error_message: f.error_message,
       idempotency_key: f.idempotency_key,
       created_after: time(f.created_after),
       created_before: time(f.created_before),
@@ -304,6 +306,11 @@ export class Client {
       cursor: f.cursor || undefined,
     };
   }
+}
+
+/** KEY:VALUE query values, each VALUE as JSON. */
+function pairs(m: Record<string, unknown> | undefined): string[] | undefined {
+  return m === undefined ? undefined : Object.entries(m).map(([k, v]) => `${k}:${JSON.stringify(v)}`);
 }
 
 function time(t: string | Date | undefined): string | undefined {

@@ -46,8 +46,12 @@ export interface ListFilter {
   tag?: string | string[];
   /** Jobs whose metadata has each key with that value (compared as JSON). */
   metadata?: Record<string, unknown>;
+  /** Jobs whose payload has each key with that value (compared as JSON); a dotted key (`order.id`) reaches into objects. */
+  payload?: Record<string, unknown>;
   worker_id?: string;
   error_type?: string;
+  /** Jobs with an attempt error whose message contains this text, letters compared without case. */
+  error_message?: string;
   idempotency_key?: string;
   created_after?: string | Date;
   created_before?: string | Date;

@@ -59,7 +59,7 @@ test("typed errors carry code, field and status", async () => {
 
 test("list pages with a cursor and iterates every job", async () => {
   const queue = uniqueQueue("list");
-  const made = await client.enqueueMany(Array.from({ length: 25 }, (_, i) => ({ kind: i % 2 ? "odd" : "even", queue, tags: ["x"], metadata: { i } })));
+  const made = await client.enqueueMany(Array.from({ length: 25 }, (_, i) => ({ kind: i % 2 ? "odd" : "even", queue, tags: ["x"], metadata: { i }, payload: { order: { n: i } } })));
   const page = await client.list({ queue, limit: 10 });
   assert.equal(page.jobs.length, 10);
   assert.notEqual(page.nextCursor, "");
@@ -72,6 +72,9 @@ test("list pages with a cursor and iterates every job", async () => {
   assert.equal(odd, 12);
   const meta = await client.list({ queue, metadata: { i: 3 } });
   assert.deepEqual(meta.jobs.map((j) => j.id), [made[3].id]);
+  const byPayload = await client.list({ queue, payload: { "order.n": 4 } });
+  assert.deepEqual(byPayload.jobs.map((j) => j.id), [made[4].id]);
+  assert.deepEqual((await client.list({ queue, error_message: "never" })).jobs, []);
 });
 
 test("cancel, pause, resume, retry and bulk", async () => {
@@ -84,6 +87,8 @@ test("cancel, pause, resume, retry and bulk", async () => {
   await client.enqueueMany([{ kind: "y", queue }, { kind: "y", queue }]);
   const dry = await client.bulk("cancel", { queue: [queue], kind: ["y"] }, { dryRun: true });
   assert.deepEqual([dry.matched, dry.done], [2, 0]);
+  const byID = await client.bulk("cancel", { ids: [String(j.id)], payload: { a: 1 } }, { dryRun: true });
+  assert.equal(byID.matched, 0);
   const done = await client.bulk("cancel", { queue: [queue], kind: ["y"] });
   assert.equal(done.done, 2);
   await assert.rejects(client.bulk("cancel", {}), (e) => e.field === "filter");

@@ -6,7 +6,9 @@
 // dbwatch's callN and driver.As, so that a driver without it answers
 // driver.ErrUnsupported.
 // A method whose doc comment holds the line `//skiplock:read` is a read:
-// its error is classified, its success not counted as a write.
+// its error is classified, its success not counted as a write. A read that
+// also holds `//skiplock:replica` runs on the driver's replica when there
+// is one and ctx does not ask for the primary (dbwatch's executor.reading).
 //
 //	go run ./gen -driver ../../driver -out forward_gen.go
 package main
@@ -33,8 +35,12 @@ import (
 // driverPath is the import path of the package whose stores are forwarded.
 const driverPath = "github.com/skiplock/skiplock/driver"
 
-// readDirective marks a method that writes nothing.
-const readDirective = "//skiplock:read"
+// readDirective marks a method that writes nothing; replicaDirective a
+// read that a lagging replica may answer.
+const (
+	readDirective    = "//skiplock:read"
+	replicaDirective = "//skiplock:replica"
+)
 
 func main() {
 	dir := flag.String("driver", "../../driver", "directory of package driver")
@@ -69,7 +75,8 @@ func generate(dir string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("type-check %s: %w", dir, err)
 	}
-	reads := readMethods(files)
+	reads := markedMethods(files, readDirective)
+	replicas := markedMethods(files, replicaDirective)
 	stores, err := storesOf(pkg)
 	if err != nil {
 		return nil, err
@@ -78,7 +85,11 @@ func generate(dir string) ([]byte, error) {
 	for _, st := range stores {
 		for i := range st.iface.NumExplicitMethods() {
 			m := st.iface.ExplicitMethod(i)
-			if err := g.method(st, m, reads[st.name+"."+m.Name()]); err != nil {
+			key := st.name + "." + m.Name()
+			if replicas[key] && (!reads[key] || st.core) {
+				return nil, fmt.Errorf("%s: %s needs %s and an optional store", key, replicaDirective, readDirective)
+			}
+			if err := g.method(st, m, reads[key], replicas[key]); err != nil {
 				return nil, fmt.Errorf("%s.%s: %w", st.name, m.Name(), err)
 			}
 		}
@@ -108,9 +119,10 @@ func parseDir(fset *token.FileSet, dir string) ([]*ast.File, error) {
 	return files, nil
 }
 
-// readMethods answers the methods marked readDirective, as "Store.Method".
-func readMethods(files []*ast.File) map[string]bool {
-	reads := map[string]bool{}
+// markedMethods answers the methods whose doc comment holds the line
+// directive, as "Store.Method".
+func markedMethods(files []*ast.File, directive string) map[string]bool {
+	marked := map[string]bool{}
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			spec, ok := n.(*ast.TypeSpec)
@@ -126,15 +138,15 @@ func readMethods(files []*ast.File) map[string]bool {
 					continue
 				}
 				for _, c := range field.Doc.List {
-					if strings.TrimSpace(c.Text) == readDirective {
-						reads[spec.Name.Name+"."+field.Names[0].Name] = true
+					if strings.TrimSpace(c.Text) == directive {
+						marked[spec.Name.Name+"."+field.Names[0].Name] = true
 					}
 				}
 			}
 			return false
 		})
 	}
-	return reads
+	return marked
 }
 
 // storesOf answers the stores of pkg by name, those of driver.Executor
@@ -183,7 +195,7 @@ func (g *writer) qualify(p *types.Package) string {
 var reserved = []string{"e", "st", "err"}
 
 // method writes the forwarder of m, a method of st.
-func (g *writer) method(st store, m *types.Func, read bool) error {
+func (g *writer) method(st store, m *types.Func, read, replica bool) error {
 	sig := m.Type().(*types.Signature)
 	res := sig.Results()
 	if res.Len() == 0 || !types.Identical(res.At(res.Len()-1).Type(), types.Universe.Lookup("error").Type()) {
@@ -230,7 +242,14 @@ func (g *writer) method(st store, m *types.Func, read bool) error {
 	switch {
 	case !st.core:
 		g.imports[driverPath] = true
-		fmt.Fprintf(w, "\treturn call%d(e, %s, func(st driver.%s) %s { return st.%s })\n", n, outcome, st.name, results, call)
+		on := "e"
+		if replica {
+			if sig.Params().Len() == 0 || sig.Params().At(0).Name() != "ctx" {
+				return fmt.Errorf("a read marked %s takes ctx first", replicaDirective)
+			}
+			on = "e.reading(ctx)"
+		}
+		fmt.Fprintf(w, "\treturn call%d(%s, %s, func(st driver.%s) %s { return st.%s })\n", n, on, outcome, st.name, results, call)
 	case n == 0:
 		fmt.Fprintf(w, "\treturn %s(e.Executor.%s)\n", outcome, call)
 	default:

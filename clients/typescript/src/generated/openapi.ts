@@ -30,8 +30,12 @@ export interface paths {
                     metadata?: string;
                     /** @description jobs last run by this worker */
                     worker_id?: string;
+                    /** @description KEY:VALUE, jobs whose payload has KEY with VALUE (JSON when VALUE is JSON, else a string); a dotted KEY (order.id) reaches into objects; repeatable, all must match */
+                    payload?: string;
                     /** @description jobs with an attempt error of this type */
                     error_type?: string;
+                    /** @description jobs with an attempt error whose message contains this text, letters compared without case */
+                    error_message?: string;
                     /** @description jobs inserted under this idempotency key, live and finished */
                     idempotency_key?: string;
                     /** @description created at or after (RFC 3339) */
@@ -196,6 +200,20 @@ export interface paths {
                             queue?: string[];
                             tenant?: string;
                             older_than_seconds?: number;
+                            /** @description jobs with an attempt error of this type */
+                            error_type?: string;
+                            /** @description jobs with an attempt error whose message contains this text, letters compared without case */
+                            error_message?: string;
+                            /** @description exactly these jobs (those of them the other fields pick); each a job id as a number or a string of digits */
+                            ids?: (number | string)[];
+                            /** @description jobs whose payload has each key with this value, compared as JSON; a dotted key (order.id) reaches into objects */
+                            payload?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description jobs whose metadata has each key with this value, compared as JSON */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
                         };
                         dry_run?: boolean;
                         /** @description Run as an operation and answer 202 at once. */
@@ -1057,7 +1075,7 @@ export interface paths {
         };
         /**
          * Totals by state and kind, throughput (unscoped tokens)
-         * @description Any unscoped token. Throughput counts jobs finished in the last minute and the last hour.
+         * @description Any unscoped token. Throughput counts jobs finished in the last minute and the last hour. A server with a read replica counts on the replica and says how far behind it is.
          */
         get: {
             parameters: {
@@ -1091,6 +1109,8 @@ export interface paths {
                                     [key: string]: number;
                                 };
                             };
+                            /** @description How far behind its primary the read replica these counts come from is (serve --read-database-url): the age of the newest change it shows, 0 when it has replayed all it received; null when the server reads no replica */
+                            replica_lag_seconds?: number | null;
                         };
                     };
                 };

@@ -1,13 +1,12 @@
-// Package gather runs concurrent calls that can share one statement as one:
-// while a run for a key is under way, the calls that arrive for that key
-// wait, and the next run takes as many of them as fit. An idle key runs a
-// call at once, alone; under load, runs grow (group commit).
-package gather
+package completer
 
 import "sync"
 
-// Gather joins calls by key. Its zero value is ready; keys with nothing
-// running are forgotten.
+// Gather runs concurrent calls that can share one statement as one: while
+// a run for a key is under way, the calls that arrive for that key wait,
+// and the next run takes as many of them as fit. An idle key runs a call at
+// once, alone; under load, runs grow (group commit). Its zero value is
+// ready; keys with nothing running are forgotten.
 type Gather[K comparable, T any] struct {
 	mu   sync.Mutex
 	busy map[K]*line[T]
@@ -21,8 +20,11 @@ type line[T any] struct {
 type call[T any] struct {
 	v T
 	// told answers the call: lead (run the next batch), or the outcome of
-	// the run that took it (panicked when that run panicked).
+	// the run that took it (panicked when that run panicked). A call of Go
+	// has none: it leads on a goroutine of its own, with its fits and run.
 	told chan word
+	fits func(batch []T, w T) bool
+	run  func(batch []T)
 }
 
 type word struct {
@@ -59,6 +61,24 @@ func (g *Gather[K, T]) Do(key K, v T, fits func(batch []T, w T) bool, run func(b
 	g.lead(key, v, fits, run)
 }
 
+// Go is Do that does not wait: v joins the next run of key, or, when none
+// is under way, runs at once on a goroutine of its own. run tells v's
+// outcome as it tells Do's.
+func (g *Gather[K, T]) Go(key K, v T, fits func(batch []T, w T) bool, run func(batch []T)) {
+	g.mu.Lock()
+	if g.busy == nil {
+		g.busy = map[K]*line[T]{}
+	}
+	if l, ok := g.busy[key]; ok {
+		l.waiting = append(l.waiting, &call[T]{v: v, fits: fits, run: run})
+		g.mu.Unlock()
+		return
+	}
+	g.busy[key] = &line[T]{}
+	g.mu.Unlock()
+	go g.lead(key, v, fits, run)
+}
+
 // lead runs v and the waiting calls that fit, then hands the key to the
 // first call still waiting, or frees it.
 func (g *Gather[K, T]) lead(key K, v T, fits func(batch []T, w T) bool, run func(batch []T)) {
@@ -86,7 +106,9 @@ func (g *Gather[K, T]) lead(key K, v T, fits func(batch []T, w T) bool, run func
 			p = recover()
 		}
 		for _, c := range taken {
-			c.told <- word{panicked: p}
+			if c.told != nil {
+				c.told <- word{panicked: p}
+			}
 		}
 		g.handOn(key)
 		if p != nil {
@@ -110,6 +132,10 @@ func (g *Gather[K, T]) handOn(key K) {
 	next := l.waiting[0]
 	l.waiting[0] = nil
 	l.waiting = l.waiting[1:]
+	if next.told == nil {
+		go g.lead(key, next.v, next.fits, next.run)
+		return
+	}
 	next.told <- word{lead: true}
 }
 

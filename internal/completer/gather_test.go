@@ -1,4 +1,4 @@
-package gather
+package completer
 
 import (
 	"slices"
@@ -201,5 +201,31 @@ func TestATakenCallGetsTheRunsPanic(t *testing.T) {
 	wg.Wait()
 	if got[0] != "boom" || got[1] != "boom" {
 		t.Fatalf("the two gathered calls recovered %v and %v, want boom twice", got[0], got[1])
+	}
+}
+
+func TestGoRunsAtOnceOrJoinsTheNextRun(t *testing.T) {
+	var g Gather[string, *op]
+	r, wg, release := heldRun(t, &g, all)
+	var done sync.WaitGroup
+	run := func(batch []*op) {
+		r.run(batch)
+		for range batch {
+			done.Done()
+		}
+	}
+	done.Add(3)
+	for i, n := range []int{2, 3, 4} {
+		g.Go("a", &op{n: n}, all, run) // returns at once
+		waitWaiting(t, &g, "a", i+1)
+	}
+	release()
+	wg.Wait()
+	done.Wait()
+	done.Add(1)
+	g.Go("b", &op{n: 5}, all, run) // an idle key runs on a goroutine of its own
+	done.Wait()
+	if want := [][]int{{1}, {2, 3, 4}, {5}}; !slices.EqualFunc(r.batches, want, slices.Equal) {
+		t.Fatalf("batches %v, want %v", r.batches, want)
 	}
 }
