@@ -18,7 +18,7 @@ const (
 	citusRefusesFlow   = "concurrency and rate keys are refused on Citus: their slots are freed by a trigger, and a shard cannot write another table"
 	citusRefusesWindow = "window idempotency keys are refused on Citus: it runs no now() in an ON CONFLICT clause"
 	citusFair          = "fair claims (Config.Fairness) walk the tenants with a recursive CTE, which Citus runs only inside one shard"
-	citusOneJob        = "failing, retrying (manual retries too), snoozing, pausing, resuming, cancelling one job and its progress update the job with now() inside a CASE, or lock it across shards, which Citus refuses"
+	citusOneJob        = "failing, retrying (manual retries too), snoozing, pausing, resuming, cancelling one job and its progress update the job with now() inside a CASE (or clock_timestamp()), or lock it across shards, which Citus refuses"
 	citusRestore       = "restoring from the archive joins it with the jobs on id, not on queue, which Citus refuses"
 	citusDown          = "migrate down sends several commands as one prepared statement, which Citus refuses on a distributed schema"
 )
@@ -72,6 +72,10 @@ var citusSkips = map[string]string{
 	"TransitionsAreFenced":                                   citusOneJob,
 	"IDsPast2To31Lifecycle":                                  citusOneJob,
 	"RetriedJobRefusesTheLostRunsReport":                     citusOneJob,
+	"FilterPayloadAndErrors":                                 citusOneJob,
+	"Snooze_applies_outcome.Decide":                          citusOneJob,
+	"Fail_applies_outcome.Decide":                            citusOneJob,
+	"Fail_waits_as_the_kind's_wait_says":                     citusOneJob,
 	"RestoreArchive":                                         citusRestore,
 	"RestoreFirstID":                                         citusRestore,
 	"QueueListArchivedQueues":                                citusRestore,

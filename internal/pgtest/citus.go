@@ -30,7 +30,7 @@ func CitusURL(t testing.TB) string {
 func CitusSchemaMigrated(t testing.TB) (*pgdriver.Driver, string) {
 	t.Helper()
 	base := CitusURL(t)
-	url := WithSearchPath(base, fresh(t, base, "SCHEMA", "", " CASCADE"))
+	url := WithSearchPath(base, freshOn(t, base, "SCHEMA", "", " CASCADE"))
 	return migrated(t, url), url
 }
 

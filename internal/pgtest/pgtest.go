@@ -35,7 +35,7 @@ func URL() string {
 // the schema's URL (with search_path) for processes the test starts.
 func Schema(t testing.TB) (*pgdriver.Driver, string) {
 	t.Helper()
-	schema := fresh(t, URL(), "SCHEMA", "", " CASCADE")
+	schema := fresh(t, "SCHEMA", "", " CASCADE")
 	url := WithSearchPath(URL(), schema)
 	return migrated(t, url), url
 }
@@ -47,7 +47,7 @@ func Schema(t testing.TB) (*pgdriver.Driver, string) {
 // test, saying so.
 func Database(t testing.TB) (*pgdriver.Driver, string) {
 	t.Helper()
-	name := fresh(t, URL(), "DATABASE", `SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user`,
+	name := fresh(t, "DATABASE", `SELECT rolcreatedb OR rolsuper FROM pg_roles WHERE rolname = current_user`,
 		" WITH (FORCE)")
 	u, err := url.Parse(URL())
 	if err != nil {
@@ -57,10 +57,10 @@ func Database(t testing.TB) (*pgdriver.Driver, string) {
 	return migrated(t, u.String()), u.String()
 }
 
-// fresh creates a schema or database (what) of a new name on the database
-// at base and drops it, with dropOptions, when the test ends. may, when
+// fresh creates a schema or database (what) of a new name on the test
+// database and drops it, with dropOptions, when the test ends. may, when
 // given, asks whether the role may create one: if not the test is skipped.
-func fresh(t testing.TB, base, what, may, dropOptions string) string {
+func fresh(t testing.TB, what, may, dropOptions string) string {
 	t.Helper()
 	return freshOn(t, URL(), what, may, dropOptions)
 }
