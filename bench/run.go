@@ -103,6 +103,10 @@ type Options struct {
 	// Tenants spreads e2e's jobs over this many tenants in turn; Small is
 	// the small tenant's jobs in flood (default DefaultSmall).
 	Tenants, Small int
+	// Citus distributes the bench's schema as `migrate up --citus` does,
+	// in CitusShards shards (0: Citus's default), before the run.
+	Citus       bool
+	CitusShards int
 	// Keep leaves the bench's schema or file in place.
 	Keep     bool
 	Progress io.Writer
@@ -163,6 +167,10 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--workers: must be between 1 and 10000, got %d", o.Workers)
 	case o.Duration < 0 || o.FetchCooldown < 0 || o.FetchPollInterval < 0:
 		return fmt.Errorf("--duration, --fetch-cooldown and --poll-interval must not be negative")
+	case o.CitusShards < 0 || o.CitusShards > 4096:
+		return fmt.Errorf("--citus-shards: must be between 0 and 4096, got %d", o.CitusShards)
+	case o.CitusShards != 0 && !o.Citus:
+		return fmt.Errorf("--citus-shards: only with --citus")
 	case o.Rate != 0 && (o.Rate < 1 || o.Rate > 100_000):
 		return fmt.Errorf("--rate: must be between 1 and 100000 per second, got %g", o.Rate)
 	case !tableOptionsRE.MatchString(o.TableOptions):
@@ -246,6 +254,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	defer db.Close()
+	if o.Citus {
+		pg, ok := db.Driver.(*pgdriver.Driver)
+		if !ok {
+			return Result{}, fmt.Errorf("--citus: needs a PostgreSQL database with the citus extension")
+		}
+		if _, err := pg.Distribute(ctx, pgdriver.CitusOptions{Shards: o.CitusShards}); err != nil {
+			return Result{}, fmt.Errorf("--citus: %w", err)
+		}
+	}
 	if o.TableOptions != "" {
 		if db.Admin == nil {
 			return Result{}, fmt.Errorf("--table-options: needs PostgreSQL")

@@ -160,6 +160,8 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 	f.BoolVar(&o.Fair, "fair", false, "share the bench queue between its tenants (Config.Fairness)")
 	f.IntVar(&o.Tenants, "tenants", 0, "e2e: spread the jobs over this many tenants in turn")
 	f.IntVar(&o.Small, "small", 0, "flood: jobs the small tenant enqueues after the big one's --jobs (default 100)")
+	f.BoolVar(&o.Citus, "citus", false, "distribute the bench schema on Citus first, as migrate up --citus does (docs/scale.md)")
+	f.IntVar(&o.CitusShards, "citus-shards", 0, "with --citus: shards of the jobs and the archive (0: Citus's default)")
 	f.BoolVar(&o.Keep, "keep", false, "keep the bench schema or file")
 	f.StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	f.StringVar(&memProfile, "memprofile", "", "write an allocation profile to this file at the end")

@@ -10,11 +10,14 @@ import (
 	"github.com/skiplock/skiplock"
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
 func newMigrateCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{Use: "migrate", Short: "Apply, revert or show schema migrations"}
 	var upSteps, downSteps int
+	var citus bool
+	var citusShards int
 	run := func(name string) func(*cobra.Command, []string) error {
 		steps := &upSteps
 		if name == "down" {
@@ -26,6 +29,20 @@ func newMigrateCmd(g *globals) *cobra.Command {
 			}
 			if name == "down" && *steps == 0 {
 				return usagef("--steps: must be at least 1 for down, got 0")
+			}
+			if name == "up" && citus && *steps != 0 {
+				return usagef("--citus: distributes the whole schema, so it takes no --steps (got %d)", *steps)
+			}
+			if name == "up" && (citusShards < 0 || citusShards > 4096) {
+				return usagef("--citus-shards: must be between 0 and 4096, got %d", citusShards)
+			}
+			if name == "up" && citusShards != 0 && !citus {
+				return usagef("--citus-shards: only with --citus")
+			}
+			if name == "up" && citus {
+				if kind, err := dbopen.Kind(g.url()); err == nil && kind != "postgres" {
+					return usagef("--citus: needs a PostgreSQL database with the citus extension, got %s (--database-url)", kind)
+				}
 			}
 			open := g.open
 			if name == "down" {
@@ -50,12 +67,23 @@ func newMigrateCmd(g *globals) *cobra.Command {
 				return err
 			}
 			key := map[string]string{"up": "applied", "down": "reverted"}[name]
-			return output(cmd, map[string]any{key: migrationViews(done)}, func(w io.Writer) error {
+			view := map[string]any{key: migrationViews(done)}
+			distributed := ""
+			if name == "up" && citus {
+				if distributed, err = distributeOnCitus(cmd, db.Driver, citusShards); err != nil {
+					return err
+				}
+				view["citus"] = distributed
+			}
+			return output(cmd, view, func(w io.Writer) error {
 				if len(done) == 0 {
 					fmt.Fprintf(w, "migrate %s: nothing to do\n", name)
 				}
 				for _, s := range done {
 					fmt.Fprintf(w, "migrate %s: %03d_%s\n", name, s.Version, s.Name)
+				}
+				if distributed != "" {
+					fmt.Fprintf(w, "migrate %s: citus: %s\n", name, distributed)
 				}
 				return nil
 			})
@@ -63,6 +91,8 @@ func newMigrateCmd(g *globals) *cobra.Command {
 	}
 	up := &cobra.Command{Use: "up", Short: "Apply pending migrations (all, or --steps N)", Args: cobra.NoArgs, RunE: run("up")}
 	up.Flags().IntVar(&upSteps, "steps", 0, "how many to apply (0: all)")
+	up.Flags().BoolVar(&citus, "citus", false, "then distribute the schema on Citus: jobs and archive by queue (PostgreSQL with the citus extension; docs/scale.md)")
+	up.Flags().IntVar(&citusShards, "citus-shards", 0, "with --citus: shards of the jobs and the archive (0: Citus's citus.shard_count, 32 unless set)")
 	down := &cobra.Command{Use: "down", Short: "Revert the newest migration (or --steps N)", Args: cobra.NoArgs, RunE: run("down")}
 	down.Flags().IntVar(&downSteps, "steps", 1, "how many to revert")
 	status := &cobra.Command{Use: "status", Short: "Show which migrations are applied", Args: cobra.NoArgs,
@@ -90,6 +120,23 @@ func newMigrateCmd(g *globals) *cobra.Command {
 		}}
 	cmd.AddCommand(addJSONFlag(up), addJSONFlag(down), addJSONFlag(status), newFilterIndexesCmd(g))
 	return cmd
+}
+
+// distributeOnCitus distributes a migrated PostgreSQL schema on Citus and
+// answers what it did: "distributed" or "already distributed".
+func distributeOnCitus(cmd *cobra.Command, d driver.Driver, shards int) (string, error) {
+	pg, ok := d.(*pgdriver.Driver)
+	if !ok {
+		return "", usagef("--citus: needs a PostgreSQL database with the citus extension, got %s", d.Name())
+	}
+	done, err := pg.Distribute(cmd.Context(), pgdriver.CitusOptions{Shards: shards})
+	if err != nil {
+		return "", err
+	}
+	if !done {
+		return "already distributed", nil
+	}
+	return "distributed", nil
 }
 
 // newFilterIndexesCmd adds (or drops) the archive's optional listing-filter

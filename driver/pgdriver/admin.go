@@ -95,7 +95,20 @@ func (e executor) JobCancel(ctx context.Context, id int64) (*driver.Job, error) 
 // ErrWrongState, an unknown one ErrNotFound.
 func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, error) {
 	var st string
-	err := e.q.QueryRow(ctx, jobLiveForUpdate.SQL, jobLiveForUpdate.Args(idArg{id})...).Scan(&st)
+	citus, err := e.onCitus(ctx)
+	if err != nil {
+		return "", err
+	}
+	if citus {
+		// The row is locked in its queue's shard (citus.go).
+		var queue string
+		if queue, err = e.jobQueue(ctx, id); err != nil {
+			return "", err
+		}
+		err = e.q.QueryRow(ctx, citusJobLiveForUpdate.SQL, citusJobLiveForUpdate.Args(citusIDArgs{id, queue})...).Scan(&st)
+	} else {
+		err = e.q.QueryRow(ctx, jobLiveForUpdate.SQL, jobLiveForUpdate.Args(idArg{id})...).Scan(&st)
+	}
 	if err == nil {
 		return driver.JobState(st), nil
 	}

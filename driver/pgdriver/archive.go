@@ -321,6 +321,11 @@ func rebuildDefaults(l driver.RebuildLimits) driver.RebuildLimits {
 
 // UniqueKeyPrune deletes a batch of expired window keys of jobs no longer live.
 func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit int) (int, error) {
+	// On Citus no window key is taken (citusRefuses), so there is none to
+	// prune, and the pruning's row locks across shards cannot run there.
+	if citus, err := e.onCitus(ctx); err != nil || citus {
+		return 0, err
+	}
 	tag, err := e.q.Exec(ctx, uniqueKeyPrune.SQL, uniqueKeyPrune.Args(pruneArgs{before, limit})...)
 	if err != nil {
 		return 0, fmt.Errorf("prune unique keys: %w", err)

@@ -19,8 +19,23 @@ func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job
 	var settle bool
 	s.dest = append(s.dest, &settle)
 	kinds, waits := kindLeases([]string{}, p.WaitKinds, p.Waits)
-	j, err := s.scan(e.q.QueryRow(ctx, jobFailHeld.SQL, jobFailHeld.Args(failArgs{heldArgs(p.HeldJob),
-		p.Error.Retryable, errorEntry(&p.Error), secs(p.Wait), kinds, waits})...))
+	args := failArgs{heldArgs(p.HeldJob), p.Error.Retryable, errorEntry(&p.Error), secs(p.Wait), kinds, waits}
+	citus, err := e.onCitus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	row := func() pgx.Row { return e.q.QueryRow(ctx, jobFailHeld.SQL, jobFailHeld.Args(args)...) }
+	if citus {
+		// One shard's statement: the job's queue first (citus.go).
+		queue, err := e.jobQueue(ctx, p.ID)
+		if err != nil {
+			return nil, err
+		}
+		row = func() pgx.Row {
+			return e.q.QueryRow(ctx, citusJobFailHeld.SQL, citusJobFailHeld.Args(citusFailArgs{args, queue})...)
+		}
+	}
+	j, err := s.scan(row())
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, driver.ErrLeaseLost
 	}

@@ -14,18 +14,21 @@ import (
 // JobInsertMany pipelines plain inserts in one round trip; jobs with keys or
 // dependencies take the careful path, one at a time, in a transaction.
 func (e executor) JobInsertMany(ctx context.Context, jobs []*driver.InsertParams) ([]driver.InsertResult, error) {
-	if driver.HasFlow(jobs) {
-		return e.insertManyFlow(ctx, jobs)
-	}
 	out := make([]driver.InsertResult, len(jobs))
 	plain := true
 	for _, p := range jobs {
-		if p.IdempotencyKey != "" || len(p.DependsOn) > 0 {
+		if p.IdempotencyKey != "" || len(p.DependsOn) > 0 || p.Flow != nil {
 			plain = false
 		}
 	}
 	if plain {
 		return out, e.insertPipelined(ctx, jobs, out)
+	}
+	if err := e.citusRefuses(ctx, jobs); err != nil {
+		return nil, err
+	}
+	if driver.HasFlow(jobs) {
+		return e.insertManyFlow(ctx, jobs)
 	}
 	err := e.inTx(ctx, func(tx executor) error {
 		for i, p := range jobs {

@@ -202,6 +202,10 @@ type localStmt struct {
 // inLocalTxMany runs stmts in order in a transaction of its own after
 // settings, all sent as one pipeline.
 func (e executor) inLocalTxMany(ctx context.Context, settings string, stmts ...localStmt) error {
+	settings, err := e.planSettings(ctx, settings)
+	if err != nil {
+		return err
+	}
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(settings)
@@ -242,8 +246,14 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		})
 		return err
 	}
-	args := jobHeartbeat.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
-	return out, e.pinned(ctx, genericPlan, jobHeartbeat.SQL, args, read)
+	stmt := jobHeartbeat
+	if citus, err := e.onCitus(ctx); err != nil {
+		return nil, err
+	} else if citus {
+		stmt = citusJobHeartbeat
+	}
+	args := stmt.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
+	return out, e.pinned(ctx, genericPlan, stmt.SQL, args, read)
 }
 
 // batchArgs answers the ids of a batch of n held jobs in id order, the
@@ -299,12 +309,29 @@ func appendKey(b []byte, id int64) []byte {
 
 func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
 	var s driver.HeldState
-	err := e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...).Scan(&s.Kind, &s.Attempt,
-		&s.MaxRetries, &s.CancelRequested, &s.PauseRequested)
+	row, err := e.lockHeldRow(ctx, h)
+	if err != nil {
+		return s, err
+	}
+	err = row.Scan(&s.Kind, &s.Attempt, &s.MaxRetries, &s.CancelRequested, &s.PauseRequested)
 	if err == pgx.ErrNoRows {
 		return s, driver.ErrLeaseLost
 	}
 	return s, err
+}
+
+// lockHeldRow locks a held job's row: in its queue's shard on Citus (a
+// job not live there reads as no row).
+func (e executor) lockHeldRow(ctx context.Context, h driver.HeldJob) (pgx.Row, error) {
+	citus, err := e.onCitus(ctx)
+	if err != nil || !citus {
+		return e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...), err
+	}
+	queue, err := e.jobQueue(ctx, h.ID)
+	if err != nil {
+		return nil, err
+	}
+	return e.q.QueryRow(ctx, citusJobHeldForUpdate.SQL, citusJobHeldForUpdate.Args(citusHeldArgs{heldArgs(h), queue})...), nil
 }
 
 func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {

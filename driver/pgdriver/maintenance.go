@@ -18,7 +18,11 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		if e.inCallersTx() {
 			return nil
 		}
-		_, err := tx.q.Exec(ctx, settings)
+		settings, err := e.planSettings(ctx, settings)
+		if err != nil {
+			return err
+		}
+		_, err = tx.q.Exec(ctx, settings)
 		return err
 	}
 	err := e.inTx(ctx, func(tx executor) error {
@@ -33,36 +37,49 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		if res.Paused, err = tx.rescuePaused(ctx, limit, since); err != nil {
 			return err
 		}
-		queues, err := collectStrings(tx.q.Query(ctx, jobRescueRequeue.SQL, jobRescueRequeue.Args(pageArgs{limit, since})...))
+		requeue, finals := jobRescueRequeue, []pageStmt{jobRescueFinal}
+		citus, err := tx.onCitus(ctx)
+		if err != nil {
+			return err
+		}
+		if citus {
+			requeue, finals = citusJobRescueRequeue, []pageStmt{citusJobRescueFinal, citusJobRescueExhausted}
+		}
+		queues, err := collectStrings(tx.q.Query(ctx, requeue.SQL, requeue.Args(pageArgs{limit, since})...))
 		if err != nil {
 			return err
 		}
 		res.Requeued = len(queues)
-		rows, err := tx.q.Query(ctx, jobRescueFinal.SQL, jobRescueFinal.Args(pageArgs{limit, since})...)
-		if err != nil {
-			return err
-		}
 		var finished []int64
-		for rows.Next() {
-			var id int64
-			var st string
-			if err := rows.Scan(&id, &st); err != nil {
-				rows.Close()
+		for _, final := range finals {
+			rows, err := tx.q.Query(ctx, final.SQL, final.Args(pageArgs{limit, since})...)
+			if err != nil {
 				return err
 			}
-			finished = append(finished, id)
-			if st == string(driver.StateCancelled) {
-				res.Cancelled++
-			} else {
-				res.Failed++
+			for rows.Next() {
+				var id int64
+				var st string
+				if err := rows.Scan(&id, &st); err != nil {
+					rows.Close()
+					return err
+				}
+				finished = append(finished, id)
+				if st == string(driver.StateCancelled) {
+					res.Cancelled++
+				} else {
+					res.Failed++
+				}
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
 		}
 		if err := pin(tx, unpinned); err != nil {
 			return err
+		}
+		if citus {
+			return nil // no dependencies on Citus (citusRefuses): none to settle
 		}
 		return depgraph.SettleParents(ctx, tx, finished)
 	})
@@ -78,7 +95,13 @@ func (e executor) JobPromoteScheduled(ctx context.Context, limit int, since time
 	}
 	res.Now = res.Now.UTC()
 	var queues []string
-	err := e.pinned(ctx, genericPlan, jobPromoteScheduled.SQL, jobPromoteScheduled.Args(pageArgs{limit, since}), func(rows pgx.Rows, err error) error {
+	promote := jobPromoteScheduled
+	if citus, err := e.onCitus(ctx); err != nil {
+		return res, err
+	} else if citus {
+		promote = citusJobPromoteScheduled
+	}
+	err := e.pinned(ctx, genericPlan, promote.SQL, promote.Args(pageArgs{limit, since}), func(rows pgx.Rows, err error) error {
 		queues, err = collectStrings(rows, err)
 		return err
 	})
@@ -134,7 +157,8 @@ func (e executor) settleDeps(ctx context.Context, limit int) ([]string, error) {
 
 // anyDepsOrWaiting answers whether any dependency link exists, and whether
 // any job is waiting.
-const anyDepsOrWaiting = `SELECT EXISTS (SELECT FROM skiplock_job_deps), EXISTS (SELECT FROM skiplock_jobs WHERE state = 'waiting')`
+// (SELECT 1, not an empty select list: Citus cannot distribute that.)
+const anyDepsOrWaiting = `SELECT EXISTS (SELECT 1 FROM skiplock_job_deps), EXISTS (SELECT 1 FROM skiplock_jobs WHERE state = 'waiting')`
 
 // DepsOfParents removes and answers the dependency links to parents.
 func (e executor) DepsOfParents(ctx context.Context, parents []int64) ([]driver.DepLink, error) {

@@ -37,18 +37,20 @@ type Driver struct {
 	watch func()
 	// replica reads the replica-safe statements (replica.go); nil: none.
 	replica *Driver
+	// citus: whether the schema is distributed on Citus (citus.go).
+	citus *citusMode
 }
 
 // New returns a driver on pool. The schema is the pool's search_path (set
 // it with `?search_path=name` in the URL to keep several apart).
 func New(pool *pgxpool.Pool) *Driver {
-	d := &Driver{pool: pool, notifier: &notifier{pool: pool}}
+	d := &Driver{pool: pool, notifier: &notifier{pool: pool}, citus: &citusMode{}}
 	sp := &hotSpill{read: func(ctx context.Context) (string, error) {
 		var t string
 		err := pool.QueryRow(ctx, spillTarget).Scan(&t)
 		return t, err
 	}}
-	d.executor = executor{q: pool, n: d.notifier, sp: sp}
+	d.executor = executor{q: pool, n: d.notifier, sp: sp, citus: d.citus}
 	d.upkeep = upkeep{executor: d.executor, vac: &hotTableUpkeep{}}
 	d.roles = roles{claims: d.executor, completions: d.executor}
 	return d
@@ -107,7 +109,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier, citus: d.citus}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -115,7 +117,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier}, nil
+	return executor{q: t, n: d.notifier, citus: d.citus}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -130,6 +132,9 @@ type executor struct {
 	// where a caller's transaction (Begin, UnwrapTx) puts them, so that no
 	// spill table dropped under it can abort it.
 	sp *hotSpill
+	// citus: whether the schema is distributed on Citus (citus.go); nil:
+	// never asked (a migration's executor).
+	citus *citusMode
 }
 
 type executorTx struct {
@@ -142,7 +147,7 @@ func (t *executorTx) Rollback(ctx context.Context) error { return t.tx.Rollback(
 
 // inTx runs fn in a transaction: a new one, or a savepoint in the caller's.
 func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
-	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp}) })
+	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp, citus: e.citus}) })
 }
 
 func isUniqueViolation(err error) bool {

@@ -12,7 +12,7 @@ VALUES (@kind, nullif(@op, ''), @queue, @tenant,
     CASE WHEN @paused::boolean THEN 'paused' WHEN @waiting::boolean THEN 'waiting'
          WHEN coalesce(@run_at::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
     @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at::timestamptz, now()), nullif(@idempotency_key, ''), @depends_on, nullif(@workflow_id, ''), nullif(@stage, ''), @run_on_parent_failure)
-ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+ON CONFLICT DO NOTHING
 RETURNING {{cols}};
 
 -- name: JobInsertStart
@@ -71,7 +71,7 @@ VALUES (@id, @kind, nullif(@op, ''), @queue, @tenant,
     CASE WHEN @paused::boolean THEN 'paused' WHEN @waiting::boolean THEN 'waiting'
          WHEN coalesce(@run_at::timestamptz, now()) > now() THEN 'scheduled' ELSE 'pending' END,
     @priority, @payload, @metadata, @tags, @max_retries, coalesce(@run_at::timestamptz, now()), nullif(@idempotency_key, ''), @depends_on, nullif(@workflow_id, ''), nullif(@stage, ''), @run_on_parent_failure)
-ON CONFLICT (tenant, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+ON CONFLICT DO NOTHING
 RETURNING {{cols}};
 
 -- name: JobNextIDs
@@ -108,7 +108,8 @@ UPDATE skiplock_jobs j
 SET state = 'running', attempt = j.attempt + 1, worker_id = @worker_id, started_at = now(), heartbeat_at = now(),
     updated_at = now(),
     lease_until = now() + make_interval(secs => coalesce((@leases::float8[])[array_position(@lease_kinds::text[], j.kind)], @default_lease::float8))
-WHERE j.id = ANY(ARRAY(SELECT id FROM picked))
+-- The queue, redundant here, makes the statement one shard's on Citus.
+WHERE j.id = ANY(ARRAY(SELECT id FROM picked)) AND j.queue = @queue
 RETURNING {{cols j:}};
 
 -- name: JobHeartbeat
@@ -397,8 +398,10 @@ FROM d
 RETURNING id;
 
 -- name: QueuePause
-INSERT INTO skiplock_queues (name, paused) VALUES (@name, @paused)
-ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now();
+-- now() in the values, not the update: Citus runs no STABLE function in the
+-- DO UPDATE of its reference table of queues.
+INSERT INTO skiplock_queues (name, paused, updated_at) VALUES (@name, @paused, now())
+ON CONFLICT (name) DO UPDATE SET paused = EXCLUDED.paused, updated_at = EXCLUDED.updated_at;
 
 -- name: QueueExists
 SELECT EXISTS (SELECT 1 FROM skiplock_queues WHERE name = @name)

@@ -36,10 +36,17 @@ var bulkSQL string
 //go:embed history.sql
 var historySQL string
 
+// citusQueriesSQL holds the maintenance statements of a schema distributed
+// on Citus (citus.go); it starts with a "-- name:" line too.
+//
+//go:embed citus_queries.sql
+var citusQueriesSQL string
+
 // queries are the driver's statements, expanded once at start-up, their
 // @name parameters numbered $1, $2, … so that they prepare and plan as
 // written.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+historySQL, sqlset.JobColumns, sqlset.Numbered("$"), sqlset.Table("skiplock_jobs"))
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+historySQL+"\n"+citusQueriesSQL,
+	sqlset.JobColumns, sqlset.Numbered("$"), sqlset.Table("skiplock_jobs"))
 
 // q answers a statement without parameters (every parameter is named).
 func q(name string) string { return queries.Positional(name) }

@@ -42,7 +42,13 @@ func (e executor) JobStopRequests(ctx context.Context, ids []int64) ([]driver.St
 // rescuePaused pauses jobs asked to pause whose lease expired (JobRescue
 // runs it first: their workers stopped, or died).
 func (e executor) rescuePaused(ctx context.Context, limit int, since time.Time) (int, error) {
-	rows, err := e.q.Query(ctx, jobRescuePaused.SQL, jobRescuePaused.Args(pageArgs{limit, since})...)
+	stmt := jobRescuePaused
+	if citus, err := e.onCitus(ctx); err != nil {
+		return 0, err
+	} else if citus {
+		stmt = citusJobRescuePaused
+	}
+	rows, err := e.q.Query(ctx, stmt.SQL, stmt.Args(pageArgs{limit, since})...)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,143 @@
+package pgdriver_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/drivertest"
+	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+)
+
+// Why a conformance case cannot pass on a schema distributed on Citus
+// (docs/scale.md, "Limits").
+const (
+	citusRefusesDeps   = "depends_on is refused on Citus: a parent's row may be in another shard, where Citus cannot lock it"
+	citusRefusesFlow   = "concurrency and rate keys are refused on Citus: their slots are freed by a trigger, and a shard cannot write another table"
+	citusRefusesWindow = "window idempotency keys are refused on Citus: it runs no now() in an ON CONFLICT clause"
+	citusFair          = "fair claims (Config.Fairness) walk the tenants with a recursive CTE, which Citus runs only inside one shard"
+	citusOneJob        = "failing, retrying (manual retries too), snoozing, pausing, resuming, cancelling one job and its progress update the job with now() inside a CASE (or clock_timestamp()), or lock it across shards, which Citus refuses"
+	citusRestore       = "restoring from the archive joins it with the jobs on id, not on queue, which Citus refuses"
+	citusDown          = "migrate down sends several commands as one prepared statement, which Citus refuses on a distributed schema"
+)
+
+// citusSkips lists the conformance cases that cannot pass on Citus, and why.
+var citusSkips = map[string]string{
+	"DependenciesCancelledParent":                            citusRefusesDeps,
+	"DependenciesFailureCancelsTree":                         citusRefusesDeps,
+	"DependenciesFanOutFanIn":                                citusRefusesDeps,
+	"DependenciesMissingParent":                              citusRefusesDeps,
+	"RetriedDependentWaitsForItsParents":                     citusRefusesDeps,
+	"InsertStates":                                           citusRefusesDeps,
+	"JobComplete_cancels_on_request_and_releases_dependents": citusRefusesDeps,
+	"BulkManyMatchSingle":                                    citusRefusesDeps,
+	"FlowConcurrencyKey":                                     citusRefusesFlow,
+	"FlowRateKey":                                            citusRefusesFlow,
+	"FlowRateStartsProveLimit":                               citusRefusesFlow,
+	"FlowSweepDropsIdleKeys":                                 citusRefusesFlow,
+	"FlowSweepInBatches":                                     citusRefusesFlow,
+	"FlowSweepKeepsKeysInUse":                                citusRefusesFlow,
+	"FlowWinsOverFair":                                       citusRefusesFlow,
+	"IdempotencyConcurrent":                                  citusRefusesWindow,
+	"IdempotencyWindow":                                      citusRefusesWindow,
+	"UniqueKeyPrune":                                         citusRefusesWindow,
+	"FairClaimFillsFromTenantsWithMore":                      citusFair,
+	"FairClaimKeepsPriorityInsideTenant":                     citusFair,
+	"FairClaimSharesTenants":                                 citusFair,
+	"FairClaimSkipsPausedQueues":                             citusFair,
+	"FairClaimWeights":                                       citusFair,
+	"Activity":                                               citusOneJob,
+	"BulkManyChunks":                                         citusOneJob,
+	"BulkManyRetrySharedKey":                                 citusOneJob,
+	"BulkSelectAndDelete":                                    citusOneJob,
+	"Cancel":                                                 citusOneJob,
+	"FailRetriesThenFails":                                   citusOneJob,
+	"JobFail_honours_cancel_and_pause_requests":              citusOneJob,
+	"JobFail_is_fenced_and_settles_dependents":               citusOneJob,
+	"JobFail_retries_after_the_kind's_wait,_then_fails":      citusOneJob,
+	"JobMetrics":                                             citusOneJob,
+	"ListFilters":                                            citusOneJob,
+	"ManualRetry":                                            citusOneJob,
+	"PauseResume":                                            citusOneJob,
+	"PauseRunningKeepsCheckpointAndAttempt":                  citusOneJob,
+	"ProgressAndCheckpoint":                                  citusOneJob,
+	"ProgressLeasePerKind":                                   citusOneJob,
+	"RescuePausesJobsAskedToPause":                           citusOneJob,
+	"RestoreQueue":                                           citusOneJob,
+	"RestoreQueueWaits":                                      citusOneJob,
+	"RestoreSkipsPresent":                                    citusOneJob,
+	"SnoozeSpendsNoAttempt":                                  citusOneJob,
+	"TransitionsAreFenced":                                   citusOneJob,
+	"IDsPast2To31Lifecycle":                                  citusOneJob,
+	"RetriedJobRefusesTheLostRunsReport":                     citusOneJob,
+	"FilterPayloadAndErrors":                                 citusOneJob,
+	"Snooze_applies_outcome.Decide":                          citusOneJob,
+	"Fail_applies_outcome.Decide":                            citusOneJob,
+	"Fail_waits_as_the_kind's_wait_says":                     citusOneJob,
+	"RestoreArchive":                                         citusRestore,
+	"RestoreFirstID":                                         citusRestore,
+	"QueueListArchivedQueues":                                citusRestore,
+	"MigrationsDownUp":                                       citusDown,
+}
+
+// TestCitusConformance runs the conformance suite on a schema distributed on
+// Citus (SKIPLOCK_TEST_CITUS_URL, a coordinator with workers), but for the
+// cases citusSkips names.
+func TestCitusConformance(t *testing.T) {
+	pgtest.CitusURL(t)
+	drivertest.Run(t, func(t *testing.T) driver.Driver {
+		if why, ok := citusSkips[strings.TrimPrefix(t.Name(), "TestCitusConformance/")]; ok {
+			t.Skip(why)
+		}
+		d, _ := pgtest.CitusSchema(t)
+		return d
+	}, func(t *testing.T, d driver.Driver, id int64) { pgtest.SetNextJobID(t, d.(*pgdriver.Driver), id) })
+}
+
+// TestDistributeRefusesWithoutCitus: on a PostgreSQL without the extension
+// the distribution step says what is missing and changes nothing.
+func TestDistributeRefusesWithoutCitus(t *testing.T) {
+	d, _ := pgtest.Schema(t)
+	if _, err := d.Distribute(t.Context(), pgdriver.CitusOptions{}); !errors.Is(err, pgdriver.ErrNoCitus) {
+		t.Fatalf("Distribute without citus: %v, want ErrNoCitus", err)
+	}
+	if _, err := d.Distribute(t.Context(), pgdriver.CitusOptions{Shards: -1}); err == nil {
+		t.Fatal("Distribute with -1 shards: no error")
+	}
+	on, err := d.OnCitus(t.Context())
+	if err != nil || on {
+		t.Fatalf("OnCitus = %v, %v; want false", on, err)
+	}
+}
+
+// TestCitusRefusesWhatItCannotDistribute: on a distributed schema an insert
+// with dependencies, flow keys or a window key fails naming the field and
+// stores nothing; a plain one goes in.
+func TestCitusRefusesWhatItCannotDistribute(t *testing.T) {
+	d, _ := pgtest.CitusSchema(t)
+	ctx := t.Context()
+	if again, err := d.Distribute(ctx, pgdriver.CitusOptions{}); err != nil || again {
+		t.Fatalf("Distribute again: %v, %v; want false, nil", again, err)
+	}
+	plain, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "a", Queue: "q", Priority: 5, MaxRetries: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for field, p := range map[string]*driver.InsertParams{
+		"depends_on":      {Kind: "a", Queue: "q", DependsOn: []int64{plain[0].Job.ID}},
+		"concurrency_key": {Kind: "a", Queue: "q", Flow: &driver.FlowKeys{ConcurrencyKey: "k", ConcurrencyLimit: 1}},
+		"window":          {Kind: "a", Queue: "q", IdempotencyKey: "k", UniqueWindow: 60e9},
+	} {
+		p.Priority, p.MaxRetries = 5, 3
+		_, err := d.JobInsertMany(ctx, []*driver.InsertParams{p})
+		if !errors.Is(err, driver.ErrUnsupported) || !strings.Contains(err.Error(), field) {
+			t.Errorf("insert with %s: %v, want ErrUnsupported naming it", field, err)
+		}
+	}
+	var n int
+	if err := d.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("jobs stored: %d, %v; want the plain one only", n, err)
+	}
+}
