@@ -13,22 +13,25 @@ import (
 // a parameter typed int4 by inference (compared with a literal) refuses
 // values past 2³¹. Sorted.
 var int4Params = map[string][]string{
-	"JobClaim":         {"after_rank"},        // 10 - priority
-	"JobClaimFlow":     {"after_rank"},        // 10 - priority
-	"JobClaimFair":     {"max"},               // a batch's size
-	"JobHeldForUpdate": {"attempt"},           // attempt
-	"JobProgress":      {"attempt"},           // attempt
-	"JobArchiveHeld":   {"attempt"},           // attempt
-	"JobCompleteHeld":  {"attempt"},           // attempt
-	"JobPauseHeld":     {"attempt"},           // attempt
-	"JobFailHeld":      {"attempt"},           // attempt
-	"JanitorRunSave":   {"partitions"},        // partitions dropped by one run
-	"JobRetryLater":    {"attempt", "refund"}, // attempt, attempt refunded
-	"JobInsert":        {"max_retries"},       // max_retries
-	"JobInsertWithID":  {"max_retries"},       // max_retries
-	"JobInsertStart":   {"max_retries"},       // max_retries
-	"JobNextIDs":       {"count"},             // how many ids a batch takes
-	"ProcessBeat":      {"pid"},               // an operating system's process id
+	"JobClaim":         {"after_rank"}, // 10 - priority
+	"JobClaimFlow":     {"after_rank"}, // 10 - priority
+	"JobClaimFair":     {"max"},        // a batch's size
+	"JobHeldForUpdate": {"attempt"},    // attempt
+	"JobProgress":      {"attempt"},    // attempt
+	"JobArchiveHeld":   {"attempt"},    // attempt
+	"JobCompleteHeld":  {"attempt"},    // attempt
+	"JobPauseHeld":     {"attempt"},    // attempt
+	"JobFailHeld":      {"attempt"},    // attempt
+	// The Citus copies of those statements, with the queue added.
+	"CitusJobFailHeld":      {"attempt"},
+	"CitusJobHeldForUpdate": {"attempt"},
+	"JanitorRunSave":        {"partitions"},        // partitions dropped by one run
+	"JobRetryLater":         {"attempt", "refund"}, // attempt, attempt refunded
+	"JobInsert":             {"max_retries"},       // max_retries
+	"JobInsertWithID":       {"max_retries"},       // max_retries
+	"JobInsertStart":        {"max_retries"},       // max_retries
+	"JobNextIDs":            {"count"},             // how many ids a batch takes
+	"ProcessBeat":           {"pid"},               // an operating system's process id
 }
 
 // TestNoIDParameterIsInt4 prepares every statement and checks that its

@@ -3,6 +3,7 @@ package pgtest
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -34,6 +35,8 @@ func CitusSchemaMigrated(t testing.TB) (*pgdriver.Driver, string) {
 	return migrated(t, url), url
 }
 
+var citusDDL sync.Mutex
+
 // CitusSchema creates a fresh schema on the Citus coordinator, migrated and
 // distributed as `skiplock migrate up --citus` does, and answers a driver on
 // it and its URL; the schema is dropped when the test ends.
@@ -42,7 +45,14 @@ func CitusSchema(t testing.TB) (*pgdriver.Driver, string) {
 	d, url := CitusSchemaMigrated(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if _, err := d.Distribute(ctx, pgdriver.CitusOptions{Shards: CitusShards}); err != nil {
+	// One distribution at a time: side by side they deadlock on the
+	// cluster's catalogs.
+	citusDDL.Lock()
+	defer citusDDL.Unlock()
+	if err := retryDeadlock(ctx, func() error {
+		_, err := d.Distribute(ctx, pgdriver.CitusOptions{Shards: CitusShards})
+		return err
+	}); err != nil {
 		t.Fatalf("distribute on citus: %v", err)
 	}
 	return d, url

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"net/url"
 	"os"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skiplock/skiplock/driver/pgdriver"
@@ -99,11 +101,32 @@ func freshOn(t testing.TB, base, what, may, dropOptions string) string {
 			return
 		}
 		defer conn.Close(ctx)
-		if _, err := conn.Exec(ctx, "DROP "+what+" "+name+dropOptions); err != nil {
+		if err := retryDeadlock(ctx, func() error {
+			_, err := conn.Exec(ctx, "DROP "+what+" "+name+dropOptions)
+			return err
+		}); err != nil {
 			t.Errorf("drop %s %s: %v", strings.ToLower(what), name, err)
 		}
 	})
 	return name
+}
+
+// retryDeadlock runs fn again, up to five times, while PostgreSQL picks it
+// as a deadlock's victim: tests that make and drop schemas side by side
+// (distributed ones on Citus above all) lock catalogs in different orders.
+func retryDeadlock(ctx context.Context, fn func() error) error {
+	for i := 1; ; i++ {
+		err := fn()
+		var pgErr *pgconn.PgError
+		if err == nil || i == 5 || !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(i*50) * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
 
 // migrated opens a pool of up to 10 connections on url, closed when the
