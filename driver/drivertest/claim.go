@@ -227,11 +227,12 @@ var _ = add("CompleteManyAnswersFinishedJobs", func(e *env) {
 	a.RunAt = time.Now().Add(-time.Hour).Truncate(time.Microsecond)
 	ja := e.claimID(e.insert(a), "w1", lease)
 	jb := e.claimID(e.insert(b), "w1", lease)
+	jc := e.claimID(e.insert(job("c")), "w1", lease)
 	if _, err := e.admin().JobCancel(e.ctx, jb.ID); err != nil {
 		e.t.Fatalf("ask the running job to cancel: %v", err)
 	}
 	done, err := e.d.JobCompleteMany(e.ctx, []driver.CompleteParams{{HeldJob: held(ja)}, {HeldJob: held(jb)},
-		{HeldJob: driver.HeldJob{ID: ja.ID, Attempt: ja.Attempt, WorkerID: "w2"}}})
+		{HeldJob: driver.HeldJob{ID: jc.ID, Attempt: jc.Attempt + 1, WorkerID: "w1"}}})
 	if err != nil || len(done) != 2 {
 		e.t.Fatalf("complete: %+v, %v; want two jobs", done, err)
 	}
@@ -250,6 +251,7 @@ var _ = add("CompleteManyAnswersFinishedJobs", func(e *env) {
 		}
 		e.wantState(got.ID, want.state)
 	}
+	e.wantState(jc.ID, driver.StateRunning)
 	if !done[0].RunAt.Equal(a.RunAt) {
 		e.t.Fatalf("run_at %v, inserted as %v", done[0].RunAt, a.RunAt)
 	}
