@@ -85,7 +85,7 @@ func (c *Client) settleReports(ctx context.Context, out []CompleteManyResult, do
 		if out[i].Err != nil {
 			continue
 		}
-		k, ok := slices.BinarySearchFunc(done, out[i].ID, func(j driver.CompletedJob, id int64) int { return cmp.Compare(j.ID, id) })
+		k, ok := slices.BinarySearchFunc(done, out[i].ID, byID)
 		if !ok {
 			out[i].Err = c.refused(ctx, out[i].ID, ErrLeaseLost)
 			continue
@@ -96,8 +96,10 @@ func (c *Client) settleReports(ctx context.Context, out []CompleteManyResult, do
 
 // sortCompleted sorts jobs a statement finished by id.
 func sortCompleted(done []driver.CompletedJob) {
-	slices.SortFunc(done, func(a, b driver.CompletedJob) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(done, func(a, b driver.CompletedJob) int { return byID(a, b.ID) })
 }
+
+func byID(j driver.CompletedJob, id int64) int { return cmp.Compare(j.ID, id) }
 
 // checkCompleteMany checks a batch report; field names its items in errors
 // ("jobs", or CompleteAndClaim's "complete").

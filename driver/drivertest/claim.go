@@ -222,12 +222,12 @@ var _ = add("CompleteManyAnswersHeldOnly", func(e *env) {
 // counts it by: its end state (cancelled when it was asked to cancel while
 // it ran), queue, kind, run_at and the start of the attempt it finished.
 var _ = add("CompleteManyAnswersFinishedJobs", func(e *env) {
-	a, b := job("a"), job("b")
-	a.Queue, b.Queue = "q1", "q2"
+	a, b, c := job("a"), job("b"), job("c")
+	a.Queue, b.Queue, c.Queue = "q1", "q1", "q1" // one queue: one shard on Citus
 	a.RunAt = time.Now().Add(-time.Hour).Truncate(time.Microsecond)
 	ja := e.claimID(e.insert(a), "w1", lease)
 	jb := e.claimID(e.insert(b), "w1", lease)
-	jc := e.claimID(e.insert(job("c")), "w1", lease)
+	jc := e.claimID(e.insert(c), "w1", lease)
 	if _, err := e.admin().JobCancel(e.ctx, jb.ID); err != nil {
 		e.t.Fatalf("ask the running job to cancel: %v", err)
 	}
