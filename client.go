@@ -319,10 +319,10 @@ func (c *Client) elector() *maintenance.Elector {
 }
 
 // flushed is told by the completer which jobs are done.
-func (c *Client) flushed(batch []driver.CompleteParams, completed []int64) {
+func (c *Client) flushed(batch []driver.CompleteParams, completed []driver.CompletedJob) {
 	done := make(map[int64]bool, len(completed))
-	for _, id := range completed {
-		done[id] = true
+	for _, j := range completed {
+		done[j.ID] = true
 	}
 	for _, p := range batch {
 		if !done[p.ID] {

@@ -2,7 +2,6 @@ package skiplock
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/skiplock/skiplock/driver"
@@ -41,7 +40,7 @@ type claimCall struct {
 	params  driver.ClaimParams
 	reports []driver.CompleteParams
 	jobs    []*JobRow
-	done    []int64
+	done    []driver.CompletedJob
 	err     error
 }
 
@@ -51,10 +50,10 @@ const maxGatheredClaim = 1000
 
 // claimGathered reports reports (none: a plain claim) and claims p.Max
 // jobs at place, in one transaction with the same worker's claims that
-// wait for it. It answers the jobs, and the ids of the reported jobs the
-// transaction finished, sorted: the gathered calls share them, and no two
-// name one job.
-func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.ClaimParams, reports []driver.CompleteParams) ([]int64, []*JobRow, error) {
+// wait for it. It answers the jobs, and the reported jobs the transaction
+// finished, sorted by id: the gathered calls share them, and no two name
+// one job.
+func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.ClaimParams, reports []driver.CompleteParams) ([]driver.CompletedJob, []*JobRow, error) {
 	call := &claimCall{params: p, reports: reports}
 	key := claimKeyOf(place, p)
 	var named completer.Names
@@ -74,7 +73,7 @@ func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.
 			}
 			reports = append(reports, b.reports...)
 		}
-		var done []int64
+		var done []driver.CompletedJob
 		claim := c.driver.JobClaim
 		if len(reports) > 0 {
 			cc := c.completeClaimStore()
@@ -84,7 +83,7 @@ func (c *Client) claimGathered(ctx context.Context, place *claimPlace, p driver.
 			}
 		}
 		jobs, err := place.claim(ctx, claim, cp)
-		slices.Sort(done)
+		sortCompleted(done)
 		// The jobs come in claim order: each call takes its share in turn.
 		for _, b := range batch {
 			n := min(b.params.Max, len(jobs))
@@ -108,7 +107,7 @@ func (c *Client) completeClaimStore() driver.CompleteClaimStore {
 // report and the claim in a transaction of the driver's.
 type completeClaimInTx struct{ d driver.Driver }
 
-func (c completeClaimInTx) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+func (c completeClaimInTx) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]driver.CompletedJob, []*driver.Job, error) {
 	inTx := func(ctx context.Context, fn func(driver.ExecutorTx) error) error { return driver.InTx(ctx, c.d, fn) }
 	return driver.CompleteThenClaim(ctx, inTx, done, p)
 }

@@ -48,12 +48,12 @@ func (d *gateDriver) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*dri
 	return d.Driver.JobClaim(ctx, p)
 }
 
-func (d *gateDriver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+func (d *gateDriver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	d.hold(&d.reports, len(jobs), d.doneIn, d.doneGo)
 	return d.Driver.JobCompleteMany(ctx, jobs)
 }
 
-func (d *gateDriver) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+func (d *gateDriver) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]driver.CompletedJob, []*driver.Job, error) {
 	d.mu.Lock()
 	d.reportClaims = append(d.reportClaims, [2]int{len(done), p.Max})
 	d.mu.Unlock()

@@ -1,6 +1,7 @@
 package skiplock
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,18 +76,30 @@ func (c *Client) heldReports(ctx context.Context, workerID string, items []Compl
 	return out, params, nil
 }
 
-// settleReports marks the results that are not among the ids a statement
-// finished (done, sorted) as refused, saying why.
-func (c *Client) settleReports(ctx context.Context, out []CompleteManyResult, done []int64) {
+// settleReports marks the results that are not among the jobs a
+// statement finished (done, sorted by id) as refused, saying why, and
+// records the others in the history. done may hold other calls' jobs (a
+// gathered statement): each call records its own, so each job once.
+func (c *Client) settleReports(ctx context.Context, out []CompleteManyResult, done []driver.CompletedJob) {
 	for i := range out {
 		if out[i].Err != nil {
 			continue
 		}
-		if _, ok := slices.BinarySearch(done, out[i].ID); !ok {
+		k, ok := slices.BinarySearchFunc(done, out[i].ID, byID)
+		if !ok {
 			out[i].Err = c.refused(ctx, out[i].ID, ErrLeaseLost)
+			continue
 		}
+		c.history.recordCompleted(done[k])
 	}
 }
+
+// sortCompleted sorts jobs a statement finished by id.
+func sortCompleted(done []driver.CompletedJob) {
+	slices.SortFunc(done, func(a, b driver.CompletedJob) int { return byID(a, b.ID) })
+}
+
+func byID(j driver.CompletedJob, id int64) int { return cmp.Compare(j.ID, id) }
 
 // checkCompleteMany checks a batch report; field names its items in errors
 // ("jobs", or CompleteAndClaim's "complete").

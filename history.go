@@ -77,6 +77,19 @@ func (h *historyRecorder) recordReported(row *JobRow) {
 	h.record(row.Queue, row.Kind, outcome, row.RunAt, start, end)
 }
 
+// recordCompleted records a job an HTTP worker's batch report finished,
+// from what the statement that finished it answered; it ended now.
+func (h *historyRecorder) recordCompleted(j driver.CompletedJob) {
+	if h.store == nil {
+		return
+	}
+	outcome := driver.HistoryCompleted
+	if j.State == driver.StateCancelled {
+		outcome = driver.HistoryCancelled
+	}
+	h.record(j.Queue, j.Kind, outcome, j.RunAt, j.StartedAt, time.Now())
+}
+
 // record adds one attempt; a zero start counts it without its times.
 func (h *historyRecorder) record(queue, kind, outcome string, due, start, end time.Time) {
 	if h.store == nil || outcome == "" {

@@ -104,7 +104,7 @@ type outageDriver struct {
 	down atomic.Bool
 }
 
-func (d *outageDriver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+func (d *outageDriver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	if d.down.Load() {
 		<-ctx.Done()
 		return nil, ctx.Err()

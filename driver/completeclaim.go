@@ -10,15 +10,15 @@ type CompleteClaimStore interface {
 	// JobCompleteClaim runs JobCompleteMany(done) and then JobClaim(p) in
 	// one transaction, and answers what each answers. done may be empty.
 	// An error of either rolls both back.
-	JobCompleteClaim(ctx context.Context, done []CompleteParams, p ClaimParams) ([]int64, []*Job, error)
+	JobCompleteClaim(ctx context.Context, done []CompleteParams, p ClaimParams) ([]CompletedJob, []*Job, error)
 }
 
 // CompleteThenClaim runs JobCompleteMany(done) and then JobClaim(p) in the
 // transaction inTx runs them in (a driver's own, or the caller's):
 // JobCompleteClaim for a driver without a statement of its own for it.
 func CompleteThenClaim[E Executor](ctx context.Context, inTx func(context.Context, func(E) error) error,
-	done []CompleteParams, p ClaimParams) ([]int64, []*Job, error) {
-	var finished []int64
+	done []CompleteParams, p ClaimParams) ([]CompletedJob, []*Job, error) {
+	var finished []CompletedJob
 	var jobs []*Job
 	err := inTx(ctx, func(tx E) (err error) {
 		if finished, err = tx.JobCompleteMany(ctx, done); err != nil {

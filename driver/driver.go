@@ -88,10 +88,11 @@ type JobStore interface {
 	// would insert it; its State tells which happened.
 	JobInsertStart(ctx context.Context, job *InsertParams, start StartParams) (*Job, error)
 	JobHeartbeat(ctx context.Context, p HeartbeatParams) ([]HeartbeatResult, error)
-	// JobCompleteMany finishes held jobs and answers the ids it finished;
-	// the others had lost their lease. A job asked to cancel ends cancelled.
-	// It settles the finished jobs' dependents in the same transaction.
-	JobCompleteMany(ctx context.Context, jobs []CompleteParams) ([]int64, error)
+	// JobCompleteMany finishes held jobs and answers those it finished,
+	// from the statement that finished them, in no order; the others had
+	// lost their lease. A job asked to cancel ends cancelled. It settles
+	// the finished jobs' dependents in the same transaction.
+	JobCompleteMany(ctx context.Context, jobs []CompleteParams) ([]CompletedJob, error)
 	// JobComplete finishes one held job and answers it as finished, from
 	// the statement that finished it (one statement on PostgreSQL); a job
 	// asked to cancel ends cancelled. It answers ErrLeaseLost when the job

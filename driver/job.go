@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -231,6 +232,29 @@ type HeartbeatResult struct {
 type CompleteParams struct {
 	HeldJob
 	Result json.RawMessage
+}
+
+// CompletedJob is a job a batch completion finished, with what the
+// history counts it by: its state (completed, or cancelled when it was
+// asked to cancel), queue and kind, and the run_at and start of the
+// attempt that finished it.
+type CompletedJob struct {
+	ID        int64
+	State     JobState
+	Queue     string
+	Kind      string
+	RunAt     time.Time
+	StartedAt time.Time
+}
+
+// CompletedIDs answers the ids of done, sorted.
+func CompletedIDs(done []CompletedJob) []int64 {
+	ids := make([]int64, len(done))
+	for i, j := range done {
+		ids[i] = j.ID
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // FailParams records a failed attempt of a held job; outcome.Decide says

@@ -70,3 +70,47 @@ func TestStatsHistoryDoesNotMove(t *testing.T) {
 		}
 	})
 }
+
+// TestStatsHistoryCountsBatchReports: jobs HTTP workers finish through a
+// batch report (POST /v1/jobs/complete) and through a claim that carries
+// reports are counted once each, with their times; a job asked to cancel
+// counts as cancelled, and a report the fence refuses counts not at all.
+func TestStatsHistoryCountsBatchReports(t *testing.T) {
+	eachDB(t, func(t *testing.T, db database) {
+		b := setupClient(t, db.open(t), &skiplock.Config{LeaderTTL: time.Second}, nil)
+		for range 6 {
+			must(t, b.do(t, "POST", "/v1/jobs", "", `{"kind":"bk","queue":"bq"}`), 201)
+		}
+		claimed := must(t, b.do(t, "POST", "/v1/queues/bq/claim", "", `{"worker_id":"w","max":6}`), 200).jobs()
+		if len(claimed) != 6 {
+			t.Fatalf("claimed %d jobs", len(claimed))
+		}
+		must(t, b.do(t, "POST", fmt.Sprintf("/v1/jobs/%d/cancel", id(claimed[2])), "", nil), 200)
+		body := fmt.Sprintf(`{"worker_id":"w","jobs":[{"id":%d},{"id":%d},{"id":%d},{"id":%d,"attempt":9}]}`,
+			id(claimed[0]), id(claimed[1]), id(claimed[2]), id(claimed[5]))
+		res := maps(must(t, b.do(t, "POST", "/v1/jobs/complete", "", body), 200).body["results"])
+		if len(res) != 4 || res[0]["ok"] != true || res[1]["ok"] != true || res[2]["ok"] != true || res[3]["ok"] != false {
+			t.Fatalf("batch report: %v; want three finished and the stale attempt refused", res)
+		}
+		body = fmt.Sprintf(`{"worker_id":"w","max":1,"complete":[{"id":%d},{"id":%d}]}`, id(claimed[3]), id(claimed[4]))
+		must(t, b.do(t, "POST", "/v1/queues/bq/claim", "", body), 200)
+		// Stop writes what the client gathered (it was not started: no
+		// flush loop).
+		if err := b.client.Stop(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		h := must(t, b.do(t, "GET", "/v1/stats/history?range=1h&queue=bq", "", nil), 200).body
+		sum := map[string]float64{}
+		for _, pt := range maps(h["series"]) {
+			for _, k := range []string{"completed", "cancelled", "failed", "retried"} {
+				sum[k] += pt[k].(float64)
+			}
+			if pt["run_p50_seconds"] != nil && pt["wait_p50_seconds"] != nil {
+				sum["timed"]++
+			}
+		}
+		if sum["completed"] != 4 || sum["cancelled"] != 1 || sum["failed"] != 0 || sum["retried"] != 0 || sum["timed"] < 1 {
+			t.Fatalf("history %v: want 4 completed and 1 cancelled, timed", sum)
+		}
+	})
+}

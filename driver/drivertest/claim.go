@@ -1,6 +1,7 @@
 package drivertest
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"time"
@@ -205,8 +206,7 @@ var _ = add("CompleteManyAnswersHeldOnly", func(e *env) {
 	batch := []driver.CompleteParams{{HeldJob: held(got[0])}, {HeldJob: held(got[1]), Result: json.RawMessage(`[1]`)},
 		{HeldJob: driver.HeldJob{ID: got[2].ID, Attempt: 9, WorkerID: "w1"}}}
 	done, err := e.d.JobCompleteMany(e.ctx, batch)
-	slices.Sort(done)
-	if err != nil || !slices.Equal(done, []int64{got[0].ID, got[1].ID}) {
+	if err != nil || !slices.Equal(driver.CompletedIDs(done), []int64{got[0].ID, got[1].ID}) {
 		e.t.Fatalf("complete: %v, %v", done, err)
 	}
 	e.wantState(got[2].ID, driver.StateRunning)
@@ -215,6 +215,45 @@ var _ = add("CompleteManyAnswersHeldOnly", func(e *env) {
 	}
 	if j := e.get(got[0].ID); j.Result != nil {
 		e.t.Fatalf("result without one: %s", j.Result)
+	}
+})
+
+// A batch completion answers each job it finished with what the history
+// counts it by: its end state (cancelled when it was asked to cancel while
+// it ran), queue, kind, run_at and the start of the attempt it finished.
+var _ = add("CompleteManyAnswersFinishedJobs", func(e *env) {
+	a, b, c := job("a"), job("b"), job("c")
+	a.Queue, b.Queue, c.Queue = "q1", "q1", "q1" // one queue: one shard on Citus
+	a.RunAt = time.Now().Add(-time.Hour).Truncate(time.Microsecond)
+	ja := e.claimID(e.insert(a), "w1", lease)
+	jb := e.claimID(e.insert(b), "w1", lease)
+	jc := e.claimID(e.insert(c), "w1", lease)
+	if _, err := e.admin().JobCancel(e.ctx, jb.ID); err != nil {
+		e.t.Fatalf("ask the running job to cancel: %v", err)
+	}
+	done, err := e.d.JobCompleteMany(e.ctx, []driver.CompleteParams{{HeldJob: held(ja)}, {HeldJob: held(jb)},
+		{HeldJob: driver.HeldJob{ID: jc.ID, Attempt: jc.Attempt + 1, WorkerID: "w1"}}})
+	if err != nil || len(done) != 2 {
+		e.t.Fatalf("complete: %+v, %v; want two jobs", done, err)
+	}
+	slices.SortFunc(done, func(x, y driver.CompletedJob) int { return cmp.Compare(x.ID, y.ID) })
+	for i, want := range []struct {
+		j     *driver.Job
+		state driver.JobState
+	}{{ja, driver.StateCompleted}, {jb, driver.StateCancelled}} {
+		got := done[i]
+		if got.ID != want.j.ID || got.State != want.state || got.Queue != want.j.Queue || got.Kind != want.j.Kind {
+			e.t.Fatalf("finished %+v, want job %d %s in %s of kind %s", got, want.j.ID, want.state, want.j.Queue, want.j.Kind)
+		}
+		if want.j.StartedAt == nil || !got.RunAt.Equal(want.j.RunAt) || !got.StartedAt.Equal(*want.j.StartedAt) {
+			e.t.Fatalf("job %d finished with run_at %v, started %v; claimed with %v, %v", got.ID, got.RunAt,
+				got.StartedAt, want.j.RunAt, want.j.StartedAt)
+		}
+		e.wantState(got.ID, want.state)
+	}
+	e.wantState(jc.ID, driver.StateRunning)
+	if !done[0].RunAt.Equal(a.RunAt) {
+		e.t.Fatalf("run_at %v, inserted as %v", done[0].RunAt, a.RunAt)
 	}
 })
 
@@ -234,8 +273,7 @@ var _ = add("CompleteManyRepeatsAndResults", func(e *env) {
 		{HeldJob: held(got[2]), Result: json.RawMessage(`null`)},
 	}
 	done, err := e.d.JobCompleteMany(e.ctx, batch)
-	slices.Sort(done)
-	if err != nil || !slices.Equal(done, []int64{got[0].ID, got[1].ID, got[2].ID}) {
+	if err != nil || !slices.Equal(driver.CompletedIDs(done), []int64{got[0].ID, got[1].ID, got[2].ID}) {
 		e.t.Fatalf("complete: %v, %v; want each job once", done, err)
 	}
 	want := map[int64]string{got[0].ID: `{"s":"a\"b","u":"é","n":[1,{"k":null}]}`, got[1].ID: `[2]`, got[2].ID: `null`}
@@ -343,7 +381,7 @@ var _ = add("CompleteClaimReportsThenClaims", func(e *env) {
 	claim := driver.ClaimParams{Queue: "default", WorkerID: "w1", Max: 10, DefaultLease: lease}
 	done, next, err := cc.JobCompleteClaim(e.ctx, []driver.CompleteParams{
 		{HeldJob: held(got[0]), Result: json.RawMessage(`[1]`)}, {HeldJob: stale}}, claim)
-	if err != nil || !slices.Equal(done, []int64{got[0].ID}) {
+	if err != nil || !slices.Equal(driver.CompletedIDs(done), []int64{got[0].ID}) {
 		e.t.Fatalf("complete and claim: finished %v, %v; want [%d]", done, err, got[0].ID)
 	}
 	if len(next) != 2 || slices.ContainsFunc(next, func(j *driver.Job) bool { return j.ID == got[0].ID || j.ID == got[1].ID }) {
@@ -370,10 +408,9 @@ var _ = add("CompleteClaimReportsThenClaims", func(e *env) {
 		batch = append(batch, driver.CompleteParams{HeldJob: held(j)})
 	}
 	done, next, err = cc.JobCompleteClaim(e.ctx, batch, claim)
-	slices.Sort(done)
 	want := []int64{got[1].ID, batch[1].ID, batch[2].ID}
 	slices.Sort(want)
-	if err != nil || !slices.Equal(done, want) || len(next) != 0 {
+	if err != nil || !slices.Equal(driver.CompletedIDs(done), want) || len(next) != 0 {
 		e.t.Fatalf("the last reports: finished %v (want %v), claimed %v, %v", done, want, ids(next), err)
 	}
 })

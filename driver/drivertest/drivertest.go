@@ -155,7 +155,7 @@ func (e *env) complete(j *driver.Job, result string) {
 		p.Result = json.RawMessage(result)
 	}
 	done, err := e.d.JobCompleteMany(e.ctx, []driver.CompleteParams{p})
-	if err != nil || len(done) != 1 || done[0] != j.ID {
+	if err != nil || len(done) != 1 || done[0].ID != j.ID {
 		e.t.Fatalf("complete job %d: done %v, err %v", j.ID, done, err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -42,7 +43,7 @@ type completeHeldArgs struct {
 
 // JobCompleteMany finishes a batch in one statement; the jobs must share a
 // worker id (one process flushes its own).
-func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	if len(jobs) == 0 {
 		return nil, nil
 	}
@@ -60,10 +61,10 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 }
 
 // completeMany is the statement of a batch completion and what it read:
-// the ids it finished, and how many waiting jobs it released.
+// the jobs it finished, and how many waiting jobs it released.
 type completeMany struct {
 	localStmt
-	done     []int64
+	done     []driver.CompletedJob
 	released int64
 }
 
@@ -83,14 +84,16 @@ func completeManyStmt(jobs []driver.CompleteParams) (*completeMany, error) {
 			return err
 		}
 		defer rows.Close()
-		var id int64
-		dest := []any{&id, nil, &c.released} // one target for every row; the state is not read
-		c.done = make([]int64, 0, len(jobs))
+		var j driver.CompletedJob
+		var started pgtype.Timestamptz
+		dest := []any{&j.ID, &j.State, &j.Queue, &j.Kind, &j.RunAt, &started, &c.released}
+		c.done = make([]driver.CompletedJob, 0, len(jobs))
 		for rows.Next() {
 			if err := rows.Scan(dest...); err != nil {
 				return err
 			}
-			c.done = append(c.done, id)
+			j.StartedAt = started.Time // zero when NULL
+			c.done = append(c.done, j)
 		}
 		return rows.Err()
 	}

@@ -10,7 +10,7 @@ import (
 // sent as one pipeline (driver.CompleteClaimStore). A fair or flow claim
 // runs as JobCompleteMany and then JobClaim in a transaction (in the
 // caller's, when there is one).
-func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]driver.CompletedJob, []*driver.Job, error) {
 	if len(done) == 0 {
 		jobs, err := e.JobClaim(ctx, p)
 		return nil, jobs, err

@@ -42,7 +42,7 @@ func TestCompleteClaimIsOneTransaction(t *testing.T) {
 			t.Fatalf("%s: after the failed claim the reported job is %+v, %v; want it running, still the worker's", name, got, err)
 		}
 		done, _, err := d.JobCompleteClaim(ctx, report, claim)
-		if err != nil || len(done) != 1 || done[0] != j.ID {
+		if err != nil || len(done) != 1 || done[0].ID != j.ID {
 			t.Fatalf("%s: the report again: finished %v, %v", name, done, err)
 		}
 	}

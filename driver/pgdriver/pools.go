@@ -184,7 +184,7 @@ func (d *Driver) JobClaim(ctx context.Context, p driver.ClaimParams) ([]*driver.
 	return d.roles.claims.JobClaim(ctx, p)
 }
 
-func (d *Driver) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+func (d *Driver) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]driver.CompletedJob, []*driver.Job, error) {
 	return d.roles.claims.JobCompleteClaim(ctx, done, p)
 }
 
@@ -192,7 +192,7 @@ func (d *Driver) JobComplete(ctx context.Context, p driver.CompleteParams) (*dri
 	return d.roles.completions.JobComplete(ctx, p)
 }
 
-func (d *Driver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+func (d *Driver) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	return d.roles.completions.JobCompleteMany(ctx, jobs)
 }
 

@@ -140,7 +140,7 @@ WITH d AS (
     INSERT INTO skiplock_jobs_archive ({{cols}})
     SELECT {{cols d: state=CASE WHEN d.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=d.new_result, finished_at=now(), updated_at=now(), lease_until=NULL, progress=CASE WHEN d.cancel_requested THEN d.progress ELSE 100 END}}
     FROM d
-    RETURNING id, state
+    RETURNING id, state, queue, kind, run_at, started_at
 ), released AS (
     -- The EXISTS runs once: with no dependencies anywhere (the usual case)
     -- the batch skips a probe of skiplock_job_deps per job.
@@ -148,7 +148,7 @@ WITH d AS (
         AND EXISTS (SELECT 1 FROM skiplock_job_deps)
     RETURNING job_id, parent_id
 )
-SELECT id, state, (SELECT count(*) FROM released) FROM a;
+SELECT id, state, queue, kind, run_at, started_at, (SELECT count(*) FROM released) FROM a;
 
 -- name: JobCompleteHeld
 -- One held job, found by primary key; the finished row and the count of

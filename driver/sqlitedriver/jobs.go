@@ -94,7 +94,7 @@ func scanHeartbeat(s scanner) (driver.HeartbeatResult, error) {
 
 // JobCompleteMany finishes a batch in one transaction; the jobs must share
 // a worker id (one process flushes its own).
-func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	if len(jobs) == 0 {
 		return nil, nil
 	}
@@ -108,40 +108,49 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 			batch[i].Result = c.Result
 		}
 	}
-	var done []int64
+	var done []driver.CompletedJob
 	err := e.inTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
-		type row struct {
-			id int64
-			st string
-		}
-		rows, err := collect(func(s scanner) (row, error) {
-			var r row
-			return r, s.Scan(&r.id, &r.st)
-		})(tx.wquery(ctx, "JobCompleteArchive", sql.Named("batch", jsonText(batch)),
+		rows, err := collect(scanCompleted)(tx.wquery(ctx, "JobCompleteArchive", sql.Named("batch", jsonText(batch)),
 			sql.Named("worker", jobs[0].WorkerID), now))
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		done = make([]int64, len(rows))
+		ids := make([]int64, len(rows))
 		var completed, cancelled []int64
 		for i, r := range rows {
-			done[i] = r.id
-			if r.st == string(driver.StateCompleted) {
-				completed = append(completed, r.id)
+			ids[i] = r.ID
+			if r.State == driver.StateCompleted {
+				completed = append(completed, r.ID)
 			} else {
-				cancelled = append(cancelled, r.id)
+				cancelled = append(cancelled, r.ID)
 			}
 		}
-		if _, err := tx.wexec(ctx, "JobDeleteMany", sql.Named("ids", jsonText(done))); err != nil {
+		if _, err := tx.wexec(ctx, "JobDeleteMany", sql.Named("ids", jsonText(ids))); err != nil {
 			return err
 		}
-		return tx.settleFinished(ctx, completed, cancelled)
+		if err := tx.settleFinished(ctx, completed, cancelled); err != nil {
+			return err
+		}
+		done = rows
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return done, nil
+}
+
+// scanCompleted reads a job JobCompleteArchive finished.
+func scanCompleted(s scanner) (driver.CompletedJob, error) {
+	var j driver.CompletedJob
+	var runAt, started storedMicros
+	err := s.Scan(&j.ID, &j.State, &j.Queue, &j.Kind, &runAt, &started)
+	j.RunAt = runAt.time()
+	if started.valid {
+		j.StartedAt = started.time()
+	}
+	return j, err
 }
 
 // settleFinished releases the dependents of completed jobs and settles
@@ -421,7 +430,7 @@ func nullableString(s *string) any {
 
 // JobCompleteClaim finishes held jobs and then claims, in one transaction
 // (driver.CompleteClaimStore).
-func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
+func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]driver.CompletedJob, []*driver.Job, error) {
 	return driver.CompleteThenClaim(ctx, e.inTx, done, p)
 }
 

@@ -99,7 +99,7 @@ INSERT INTO skiplock_jobs_archive ({{cols}})
 SELECT {{cols j: state=CASE WHEN j.cancel_requested THEN 'cancelled' ELSE 'completed' END, result=c.value -> 'result', finished_at=@now, updated_at=@now, lease_until=NULL, progress=CASE WHEN j.cancel_requested THEN j.progress ELSE 100 END}}
 FROM json_each(@batch) AS c JOIN skiplock_jobs j ON j.id = c.value ->> 'id'
 WHERE j.attempt = c.value ->> 'attempt' AND j.worker_id = @worker AND j.state = 'running'
-RETURNING id, state;
+RETURNING id, state, queue, kind, run_at, started_at;
 
 -- name: JobDeleteMany
 DELETE FROM skiplock_jobs WHERE id IN (SELECT value FROM json_each(@ids));

@@ -6,6 +6,7 @@
 package completer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -22,8 +23,8 @@ type Config struct {
 	// BatchSize is the most completions in one statement.
 	BatchSize int
 	// OnFlushed gets the completions Add queued that a statement stored,
-	// and the ids that completed; the others had lost their lease.
-	OnFlushed func(batch []driver.CompleteParams, completed []int64)
+	// and the jobs that completed; the others had lost their lease.
+	OnFlushed func(batch []driver.CompleteParams, completed []driver.CompletedJob)
 	Logger    *slog.Logger
 }
 
@@ -59,15 +60,15 @@ type runState struct {
 	closed bool
 }
 
-// report is one call's completions and, once its statement ran, the ids
-// it finished (sorted) or its error.
+// report is one call's completions and, once its statement ran, the jobs
+// it finished (sorted by id) or its error.
 type report struct {
 	ctx    context.Context
 	params []driver.CompleteParams
 	one    [1]driver.CompleteParams
 	st     *runState // an Add's run; nil for Complete
 	names  Names     // the batch's, on its first report
-	done   []int64
+	done   []driver.CompletedJob
 	err    error
 }
 
@@ -148,7 +149,7 @@ func (c *Completer) Add(p driver.CompleteParams) bool {
 // gathered ones name waits for the next statement: of two reports of one
 // job, one finishes it and the other is refused, as when they run apart.
 // workerID is never empty: "" gathers Add's.
-func (c *Completer) Complete(ctx context.Context, workerID string, params []driver.CompleteParams) ([]int64, error) {
+func (c *Completer) Complete(ctx context.Context, workerID string, params []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	r := &report{ctx: ctx, params: params}
 	c.gather.Do(workerID, r, c.fits, c.flushF)
 	return r.done, r.err
@@ -169,9 +170,9 @@ func (c *Completer) flush(batch []*report) {
 			params = append(params, r.params...)
 		}
 	}
-	var ids []int64
+	var done []driver.CompletedJob
 	write := func(ctx context.Context) (err error) {
-		ids, err = c.exec.JobCompleteMany(ctx, params)
+		done, err = c.exec.JobCompleteMany(ctx, params)
 		return err
 	}
 	st := batch[0].st
@@ -179,9 +180,9 @@ func (c *Completer) flush(batch []*report) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(batch[0].ctx), reportTimeout)
 		defer cancel()
 		err := write(ctx)
-		slices.Sort(ids)
+		slices.SortFunc(done, func(a, b driver.CompletedJob) int { return cmp.Compare(a.ID, b.ID) })
 		for _, r := range batch {
-			r.done, r.err = ids, err
+			r.done, r.err = done, err
 		}
 		return
 	}
@@ -190,9 +191,9 @@ func (c *Completer) flush(batch []*report) {
 	})
 	if !errors.Is(err, ErrAbandoned) && c.cfg.OnFlushed != nil {
 		if err != nil {
-			ids = nil
+			done = nil
 		}
-		c.cfg.OnFlushed(params, ids)
+		c.cfg.OnFlushed(params, done)
 	}
 	for range params {
 		<-c.slots

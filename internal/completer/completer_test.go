@@ -23,15 +23,16 @@ type completeStore struct {
 	fail  error
 }
 
-func (s *completeStore) JobCompleteMany(ctx context.Context, ps []driver.CompleteParams) ([]int64, error) {
+func (s *completeStore) JobCompleteMany(ctx context.Context, ps []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	s.mu.Lock()
 	hold := s.hold
 	s.hold = nil
-	var ids, done []int64
+	var ids []int64
+	var done []driver.CompletedJob
 	for _, p := range ps {
 		ids = append(ids, p.ID)
 		if p.ID != s.lost {
-			done = append(done, p.ID)
+			done = append(done, driver.CompletedJob{ID: p.ID, State: driver.StateCompleted})
 		}
 	}
 	s.calls = append(s.calls, ids)
@@ -60,11 +61,13 @@ type flushes struct {
 	jobs      int
 }
 
-func (f *flushes) on(batch []driver.CompleteParams, completed []int64) {
+func (f *flushes) on(batch []driver.CompleteParams, completed []driver.CompletedJob) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.jobs += len(batch)
-	f.completed = append(f.completed, completed...)
+	for _, j := range completed {
+		f.completed = append(f.completed, j.ID)
+	}
 }
 
 // An idle completer stores a completion at once; those added while its

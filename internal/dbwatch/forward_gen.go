@@ -81,8 +81,8 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 	return call1(e, e.read, func(st driver.BulkStore) ([]int64, error) { return st.JobSelect(ctx, p) })
 }
 
-func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]int64, []*driver.Job, error) {
-	return call2(e, e.write, func(st driver.CompleteClaimStore) ([]int64, []*driver.Job, error) {
+func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompleteParams, p driver.ClaimParams) ([]driver.CompletedJob, []*driver.Job, error) {
+	return call2(e, e.write, func(st driver.CompleteClaimStore) ([]driver.CompletedJob, []*driver.Job, error) {
 		return st.JobCompleteClaim(ctx, done, p)
 	})
 }
@@ -188,7 +188,7 @@ func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*dr
 	return r0, e.write(err)
 }
 
-func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]int64, error) {
+func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompleteParams) ([]driver.CompletedJob, error) {
 	r0, err := e.Executor.JobCompleteMany(ctx, jobs)
 	return r0, e.write(err)
 }

@@ -131,7 +131,7 @@ func (db *janitorDB) completeMany(queue string, n int) []int64 {
 		if err != nil {
 			db.t.Fatal(err)
 		}
-		ids = append(ids, got...)
+		ids = append(ids, driver.CompletedIDs(got)...)
 	}
 	return ids
 }

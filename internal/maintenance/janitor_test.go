@@ -259,7 +259,7 @@ func TestJanitorPurgeUnderConcurrentClaimsAndCompletions(t *testing.T) {
 					errs <- errors.Join(err, errors.New("a completion was refused"))
 					return
 				}
-				finished = append(finished, ids...)
+				finished = append(finished, driver.CompletedIDs(ids)...)
 			}
 		})
 		now := time.Now()
