@@ -77,6 +77,7 @@ RETURNING j.queue;
 SELECT queue FROM skiplock_jobs WHERE id = @id;
 
 -- name: CitusJobHeldForUpdate
+-- queries.sql's JobHeldForUpdate with the queue added: change both together.
 SELECT kind, attempt, max_retries, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = @id AND queue = @queue AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 FOR UPDATE;
@@ -85,7 +86,8 @@ FOR UPDATE;
 SELECT state FROM skiplock_jobs WHERE id = @id AND queue = @queue FOR UPDATE;
 
 -- name: CitusJobFailHeld
--- JobFailHeld, each part in the job's queue: one shard's statement.
+-- JobFailHeld, each part in the job's queue: one shard's statement. A copy
+-- of queries.sql's JobFailHeld with the queue added: change both together.
 WITH h AS (
     SELECT id, cancel_requested, pause_requested AND NOT cancel_requested AS pause,
            @retryable::boolean AND attempt <= max_retries AS retryable,

@@ -169,6 +169,7 @@ WITH d AS (
 SELECT {{cols a:}}, (SELECT count(*) FROM released) FROM a;
 
 -- name: JobHeldForUpdate
+-- citus_queries.sql has a copy with the queue added (CitusJobHeldForUpdate): change both.
 SELECT kind, attempt, max_retries, cancel_requested, pause_requested FROM skiplock_jobs
 WHERE id = @id AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
 FOR UPDATE;
@@ -605,6 +606,7 @@ RETURNING version, source, digest, strict, kinds, applied_at;
 SELECT version, source, digest, strict, kinds, applied_at FROM skiplock_contracts ORDER BY version DESC LIMIT 1;
 
 -- name: JobFailHeld
+-- citus_queries.sql has a copy with the queue added (CitusJobFailHeld): change both.
 -- A failed attempt of a held job in one statement (see driver.FailStore):
 -- h locks the job and applies outcome.Decide (cancel, then pause, then a
 -- retry while retries are left); kept pauses or retries it, d and a finish
