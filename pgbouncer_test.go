@@ -64,7 +64,7 @@ func TestClientThroughPgBouncer(t *testing.T) {
 		if err := worker.Start(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		producer, err := skiplock.NewClient(pgtest.Open(t, pgtest.URL()+"&search_path="+schemaOf(t, drv)), nil)
+		producer, err := skiplock.NewClient(pgtest.Open(t, pgtest.PgBouncerDirectURL()+"&search_path="+schemaOf(t, drv)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

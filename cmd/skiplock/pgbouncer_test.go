@@ -20,7 +20,7 @@ func TestCLIThroughPgBouncer(t *testing.T) {
 	if !strings.Contains(polls, `msg="no LISTEN: workers poll for new jobs"`) {
 		t.Errorf("serve through PgBouncer without a listen URL does not say it polls:\n%s", polls)
 	}
-	listens := serveLog(t, t.TempDir(), "--database-url", pooled, "--listen-database-url", pgtest.URL())
+	listens := serveLog(t, t.TempDir(), "--database-url", pooled, "--listen-database-url", pgtest.PgBouncerDirectURL())
 	if strings.Contains(listens, "no LISTEN") || !strings.Contains(listens, "listen_url=") {
 		t.Errorf("serve with --listen-database-url:\n%s", listens)
 	}

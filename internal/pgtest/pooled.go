@@ -25,6 +25,17 @@ func PgBouncerURL(t testing.TB) string {
 	return u
 }
 
+// PgBouncerDirectURL answers the database the test PgBouncer is in front
+// of, reached directly (SKIPLOCK_TEST_PGBOUNCER_DIRECT_URL; scripts/test
+// puts PgBouncer in front of a throwaway server, as the tests through it
+// make roles), or the test database.
+func PgBouncerDirectURL() string {
+	if u := os.Getenv("SKIPLOCK_TEST_PGBOUNCER_DIRECT_URL"); u != "" {
+		return u
+	}
+	return URL()
+}
+
 // PooledSchema is Schema reached through PgBouncer in transaction mode: a
 // fresh schema, a role whose sessions start in it (the pooler keeps no
 // search_path), and a driver migrated through the pooler with
@@ -35,8 +46,9 @@ func PooledSchema(t testing.TB, opts pgdriver.Options) (*pgdriver.Driver, string
 	bouncer := PgBouncerURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	schema := fresh(t, "SCHEMA", "", " CASCADE")
-	admin, err := pgx.Connect(ctx, URL())
+	direct := PgBouncerDirectURL()
+	schema := freshOn(t, direct, "SCHEMA", "", " CASCADE")
+	admin, err := pgx.Connect(ctx, direct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,14 +57,14 @@ func PooledSchema(t testing.TB, opts pgdriver.Options) (*pgdriver.Driver, string
 	if err != nil {
 		t.Fatal(err)
 	}
-	dropRole(t, role)
+	dropRole(t, direct, role)
 	pooled, err := pgrole.WithUser(bouncer, role)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pooled += sep(pooled) + pgdriver.PoolModeParam + "=transaction"
 	if opts.ListenDatabaseURL == "" {
-		opts.ListenDatabaseURL = WithSearchPath(URL(), schema)
+		opts.ListenDatabaseURL = WithSearchPath(direct, schema)
 	}
 	d, err := pgdriver.Open(ctx, pooled, opts)
 	if err != nil {
@@ -68,12 +80,12 @@ func PooledSchema(t testing.TB, opts pgdriver.Options) (*pgdriver.Driver, string
 // dropRole drops role when the test ends, and first what it owns: the
 // schema's drop, registered before, runs after this one. Sessions the
 // pooler keeps open as the role end at its server_idle_timeout.
-func dropRole(t testing.TB, role string) {
+func dropRole(t testing.TB, direct, role string) {
 	t.Helper()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		conn, err := pgx.Connect(ctx, URL())
+		conn, err := pgx.Connect(ctx, direct)
 		if err != nil {
 			t.Errorf("drop role %s: %v", role, err)
 			return
