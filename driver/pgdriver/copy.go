@@ -1,7 +1,9 @@
 package pgdriver
 
 import (
+	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -258,4 +260,47 @@ func (w *copyWriter) textArray(a []string) {
 	for _, s := range a {
 		w.text(s)
 	}
+}
+
+func (e executor) JobInsertFast(ctx context.Context, jobs []*driver.InsertParams) ([]int64, error) {
+	if driver.HasFlow(jobs) {
+		return e.insertFastFlow(ctx, jobs)
+	}
+	var ids []int64
+	err := e.insertInto(ctx, func(e executor, table string) (err error) {
+		ids, err = e.insertCopy(ctx, table, jobs)
+		return err
+	})
+	return ids, err
+}
+
+// insertCopy takes ids for jobs from the sequence and COPYs them into
+// table ("": the hot table).
+func (e executor) insertCopy(ctx context.Context, table string, jobs []*driver.InsertParams) ([]int64, error) {
+	ids := make([]int64, 0, len(jobs))
+	err := e.inTx(ctx, func(tx executor) error {
+		rows, err := tx.q.Query(ctx, jobNextIDs.SQL, jobNextIDs.Args(countArg{len(jobs)})...)
+		if err != nil {
+			return err
+		}
+		var id int64
+		dest := []any{&id} // one target for every row: a fresh one per row escapes
+		for rows.Next() {
+			if err := rows.Scan(dest...); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		if rows.Close(); rows.Err() != nil {
+			return rows.Err()
+		}
+		if len(ids) != len(jobs) {
+			return fmt.Errorf("took %d ids from the sequence for %d jobs", len(ids), len(jobs))
+		}
+		src, cols := newCopyReader(jobs, ids, time.Now())
+		_, err = tx.q.(pgx.Tx).Conn().PgConn().CopyFrom(ctx, src, copySQL(table, cols))
+		return err
+	})
+	return ids, err
 }
