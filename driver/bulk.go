@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -70,4 +71,23 @@ func JobIDs(jobs []*Job) []int64 {
 		ids[i] = j.ID
 	}
 	return ids
+}
+
+// RetryEach retries the jobs one at a time (retry is the driver's
+// JobRetry, each in a transaction of its own), passing over those it finds
+// in another state or gone: how JobRetryMany takes a chunk whose statement
+// met an idempotency key held twice.
+func RetryEach(ids []int64, retry func(id int64) (*Job, error)) ([]*Job, error) {
+	var out []*Job
+	for _, id := range ids {
+		j, err := retry(id)
+		switch {
+		case err == nil:
+			out = append(out, j)
+		case errors.Is(err, ErrWrongState) || errors.Is(err, ErrNotFound):
+		default:
+			return out, err
+		}
+	}
+	return out, nil
 }

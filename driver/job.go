@@ -342,6 +342,26 @@ func (p *ListParams) FinishedOnly() bool {
 	return !p.FinishedAfter.IsZero() || !p.FinishedBefore.IsZero()
 }
 
+// Reads answers the tables a listing by p reads: the live jobs unless every
+// state it names is finished or it bounds finished_at, the archive unless
+// every state it names is live.
+func (p *ListParams) Reads() (live, archived bool) {
+	live, archived = len(p.States) == 0, len(p.States) == 0
+	for _, s := range p.States {
+		live = live || !s.Finished()
+		archived = archived || s.Finished()
+	}
+	return live && !p.FinishedOnly(), archived
+}
+
+// PageSize answers p.Limit, 100 when it is not set.
+func (p *ListParams) PageSize() int {
+	if p.Limit <= 0 {
+		return 100
+	}
+	return p.Limit
+}
+
 // PromoteResult is what a promotion of due scheduled jobs did.
 type PromoteResult struct {
 	// Queues has a queue for every job that became pending, repeats included.

@@ -111,22 +111,13 @@ func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job,
 	if !isUniqueViolation(err) {
 		return out, err
 	}
-	out = out[:0]
-	for _, id := range ids {
-		var j *driver.Job
-		err := e.inTx(ctx, func(tx executor) (err error) {
+	return driver.RetryEach(ids, func(id int64) (j *driver.Job, err error) {
+		err = e.inTx(ctx, func(tx executor) (err error) {
 			j, err = tx.JobRetry(ctx, id)
 			return err
 		})
-		switch {
-		case err == nil:
-			out = append(out, j)
-		case errors.Is(err, driver.ErrWrongState) || errors.Is(err, driver.ErrNotFound):
-		default:
-			return out, err
-		}
-	}
-	return out, nil
+		return j, err
+	})
 }
 
 var (

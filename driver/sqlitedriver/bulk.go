@@ -3,7 +3,6 @@ package sqlitedriver
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"slices"
 
 	"github.com/skiplock/skiplock/driver"
@@ -94,29 +93,12 @@ func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job,
 		return err
 	})
 	if isUniqueViolation(err) {
-		return e.retryEach(ctx, ids)
+		return driver.RetryEach(ids, func(id int64) (*driver.Job, error) { return e.JobRetry(ctx, id) })
 	}
 	if err != nil {
 		return nil, err
 	}
 	e.notify(jobQueues(out))
-	return out, nil
-}
-
-// retryEach retries jobs one at a time, passing over those JobRetry
-// refuses.
-func (e executor) retryEach(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	var out []*driver.Job
-	for _, id := range ids {
-		j, err := e.JobRetry(ctx, id)
-		switch {
-		case err == nil:
-			out = append(out, j)
-		case errors.Is(err, driver.ErrWrongState) || errors.Is(err, driver.ErrNotFound):
-		default:
-			return out, err
-		}
-	}
 	return out, nil
 }
 

@@ -21,16 +21,8 @@ func (e executor) JobList(ctx context.Context, p driver.ListParams) ([]*driver.J
 
 // jobListArgs are the parameters of JobList for p.
 func jobListArgs(p driver.ListParams) ([]any, error) {
-	live, archived := len(p.States) == 0, len(p.States) == 0
-	for _, s := range p.States {
-		live = live || !s.Finished()
-		archived = archived || s.Finished()
-	}
-	live = live && !p.FinishedOnly()
-	limit := p.Limit
-	if limit <= 0 {
-		limit = 100
-	}
+	live, archived := p.Reads()
+	limit := p.PageSize()
 	f, err := jobFilterArgs(p.Filter())
 	if err != nil {
 		return nil, err
