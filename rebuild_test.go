@@ -71,8 +71,8 @@ func TestHotTableRebuildUnderLoadLosesNoJob(t *testing.T) {
 // Four clients work 5,000 jobs while a transaction holds the hot table:
 // new jobs go to spill tables, which are left for new ones, emptied (their
 // live jobs, running ones too, moved to the next) and, once the holder has
-// ended, taken back into the hot table and dropped, again and again under
-// the clients. Every job completes once, on its first attempt, and none is
+// ended, taken back into the hot table and dropped (by this test's loop or
+// the clients' leader), again and again under the clients. Every job completes once, on its first attempt, and none is
 // left behind.
 func TestHotTableSpillUnderLoadLosesNoJob(t *testing.T) {
 	t.Parallel()
@@ -141,8 +141,11 @@ func TestHotTableSpillUnderLoadLosesNoJob(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("spill under load: %v", err)
 	}
-	if dropped.Load() == 0 {
-		t.Fatalf("no spill table was taken back (opened %d, emptied %d)", opened.Load(), emptied.Load())
+	// The spill tables are gone (the wait above): taken back by this loop
+	// or by the clients' leader, whose upkeep runs the same step, so the
+	// loop's own count of drops may be zero.
+	if opened.Load() == 0 {
+		t.Fatal("no spill table was opened under the holder")
 	}
 	cnt.eachRanOnce(t, drv, total, fmt.Sprintf("(spill tables opened %d, emptied %d, dropped %d)", opened.Load(), emptied.Load(), dropped.Load()))
 	t.Logf("spill tables opened %d, emptied %d, dropped %d under load", opened.Load(), emptied.Load(), dropped.Load())
