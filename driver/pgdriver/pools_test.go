@@ -186,3 +186,21 @@ func (l *syncLog) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestPoolsOfOneConnection: a maintenance pool of one runs the rescuer,
+// whose transaction once asked the pool for a second connection (whether
+// the schema is on Citus) and waited for it forever.
+func TestPoolsOfOneConnection(t *testing.T) {
+	t.Parallel()
+	_, url := pgtest.Schema(t)
+	d, err := pgdriver.Open(t.Context(), url, pgdriver.Options{Pools: pgdriver.Pools{Claims: 1, Completions: 1, Maintenance: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := d.JobRescue(ctx, 100, time.Time{}); err != nil {
+		t.Fatalf("JobRescue on a maintenance pool of one: %v", err)
+	}
+}
