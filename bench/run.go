@@ -97,7 +97,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		res.Mode = o.Mode
 		if err == nil {
 			res.Extra = append([]string{fmt.Sprintf("procs=%d", o.Procs)}, res.Extra...)
-			res.Extra = append(res.Extra, sessions(timer)...)
+			res.Extra = append(append(res.Extra, sessions(timer)...), remote.extra()...)
+			if remote.lastPoolFull != "" && o.Progress != nil {
+				fmt.Fprintf(o.Progress, "a server's last pool warning: %s\n", remote.lastPoolFull)
+			}
 		}
 		return res, err
 	}
