@@ -38,8 +38,9 @@ type HTTPWorker struct {
 	Token string
 	// Ready, when set, is called once, after the first claim answered.
 	Ready func()
-	// Claims, when set, counts how long each claim call took, from request
-	// to answer (the report it carries included).
+	// Claims, when set, counts how long each claim call that answered jobs
+	// took, from request to answer (the report it carries included); a
+	// claim that answered none waited on an empty queue, not on the server.
 	Claims *ClaimHist
 }
 
@@ -142,7 +143,7 @@ func (w *HTTPWorker) round(ctx context.Context, client *http.Client, held []clai
 	if err := w.post(context.WithoutCancel(ctx), client, "/v1/queues/"+w.Queue+"/claim", body, &claimed); err != nil {
 		return 0, held, err
 	}
-	if w.Claims != nil {
+	if w.Claims != nil && len(claimed.Jobs) > 0 {
 		w.Claims.Add(time.Since(start))
 	}
 	n := 0

@@ -83,8 +83,9 @@ type Options struct {
 	ClaimMax, Loops                int
 	H2C, FullJobs, SeparateReports bool
 	// Servers is how many `skiplock serve` processes the HTTP workers
-	// share (http, default 1), each with Pools: worker process i works
-	// through server i mod Servers.
+	// share (http, default 1), each with Pools (in http mode the bench's
+	// own process, which only inserts, keeps one pool): worker process i
+	// works through server i mod Servers.
 	Servers int
 	// Purge seeds this many completed jobs, finished 10 days ago and
 	// earlier, in the archive; latency then runs the janitor beside its

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
@@ -182,19 +183,21 @@ type serverProc struct {
 	URL  string
 	tail *tailBuffer
 	done chan error
-	// poolFull counts the lines that said a pool was full; lastPoolFull
-	// is the last of them.
+	// poolFull counts by pool the lines that said a pool was full;
+	// lastPoolFull is the last of them.
 	mu           sync.Mutex
-	poolFull     int
+	poolFull     map[string]int
 	lastPoolFull string
 }
 
-// poolWarnings answers how many times the server said a pool was full,
+var poolRE = regexp.MustCompile(`pool=(\w+)`)
+
+// poolWarnings answers how many times the server said each pool was full,
 // and the last such line.
-func (s *serverProc) poolWarnings() (int, string) {
+func (s *serverProc) poolWarnings() (map[string]int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.poolFull, s.lastPoolFull
+	return maps.Clone(s.poolFull), s.lastPoolFull
 }
 
 // startServer runs `exe serve` on databaseURL with extra arguments and
@@ -216,7 +219,7 @@ func startServer(ctx context.Context, exe, databaseURL string, extra []string) (
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start server process: %w", err)
 	}
-	s := &serverProc{cmd: cmd, tail: tail, done: make(chan error, 1)}
+	s := &serverProc{cmd: cmd, tail: tail, done: make(chan error, 1), poolFull: map[string]int{}}
 	go func() { s.done <- cmd.Wait(); pw.Close() }()
 	found := make(chan string, 1)
 	go func() {
@@ -226,8 +229,13 @@ func startServer(ctx context.Context, exe, databaseURL string, extra []string) (
 				found <- m[1]
 			}
 			if strings.Contains(sc.Text(), poolFullLog) {
+				pool := "?"
+				if m := poolRE.FindStringSubmatch(sc.Text()); m != nil {
+					pool = m[1]
+				}
 				s.mu.Lock()
-				s.poolFull, s.lastPoolFull = s.poolFull+1, sc.Text()
+				s.poolFull[pool]++
+				s.lastPoolFull = sc.Text()
 				s.mu.Unlock()
 			}
 		}

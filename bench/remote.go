@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -26,9 +28,9 @@ type Remote struct {
 	group   *procGroup
 	// claims are the HTTP workers' claim times, once they stopped.
 	claims *ClaimHist
-	// poolFull counts the servers' lines saying a pool was full;
+	// poolFull counts by pool the servers' lines saying a pool was full;
 	// lastPoolFull is the last such line of one of them.
-	poolFull     int
+	poolFull     map[string]int
 	lastPoolFull string
 }
 
@@ -142,7 +144,12 @@ func (r *Remote) stopServers() error {
 	for _, s := range r.servers {
 		errs = append(errs, s.stop())
 		n, last := s.poolWarnings()
-		r.poolFull += n
+		if r.poolFull == nil {
+			r.poolFull = map[string]int{}
+		}
+		for pool, c := range n {
+			r.poolFull[pool] += c
+		}
 		if last != "" {
 			r.lastPoolFull = last
 		}
@@ -152,7 +159,8 @@ func (r *Remote) stopServers() error {
 }
 
 // extra answers the result's fields of the HTTP workers' claims and of the
-// servers' pools: claim_p99_ms, servers, pool_full_logs.
+// servers' pools: claims and claim_p99_ms (of the claims that answered
+// jobs), servers, pool_full_logs (by pool, e.g. claims:3,maintenance:1).
 func (r *Remote) extra() []string {
 	if r.o.Mode != "http" {
 		return nil
@@ -161,7 +169,14 @@ func (r *Remote) extra() []string {
 	if r.claims != nil && r.claims.Count() > 0 {
 		out = append(out, fmt.Sprintf("claims=%d claim_p99_ms=%.2f", r.claims.Count(), ms(r.claims.Percentile(0.99))))
 	}
-	return append(out, fmt.Sprintf("pool_full_logs=%d", r.poolFull))
+	logs := []string{}
+	for _, pool := range slices.Sorted(maps.Keys(r.poolFull)) {
+		logs = append(logs, fmt.Sprintf("%s:%d", pool, r.poolFull[pool]))
+	}
+	if len(logs) == 0 {
+		logs = append(logs, "0")
+	}
+	return append(out, "pool_full_logs="+strings.Join(logs, ","))
 }
 
 // LibWorkerConfig is a library worker process's settings (bench-worker
