@@ -38,6 +38,10 @@ type HTTPWorker struct {
 	Token string
 	// Ready, when set, is called once, after the first claim answered.
 	Ready func()
+	// Claims, when set, counts how long each claim call that answered jobs
+	// took, from request to answer (the report it carries included); a
+	// claim that answered none waited on an empty queue, not on the server.
+	Claims *ClaimHist
 }
 
 // Run works until ctx ends, adding each batch of finished jobs to worked;
@@ -135,8 +139,12 @@ func (w *HTTPWorker) round(ctx context.Context, client *http.Client, held []clai
 	}
 	// The claim must not be cut off half way: a claim that committed and
 	// was not answered leaves its jobs to the rescuer.
+	start := time.Now()
 	if err := w.post(context.WithoutCancel(ctx), client, "/v1/queues/"+w.Queue+"/claim", body, &claimed); err != nil {
 		return 0, held, err
+	}
+	if w.Claims != nil && len(claimed.Jobs) > 0 {
+		w.Claims.Add(time.Since(start))
 	}
 	n := 0
 	if len(held) > 0 && !w.SeparateReports {

@@ -104,7 +104,7 @@ func runLatencyFrom(ctx context.Context, o Options, db *Database, sys *Skiplock,
 	}
 	args := []string{"--rate", strconv.FormatFloat(o.Rate, 'g', -1, 64), "--duration", o.Duration.String()}
 	if o.Mode == "latency-http" {
-		s, err := startServer(ctx, o.Exe, db.URL)
+		s, err := startServer(ctx, o.Exe, db.URL, nil)
 		if err != nil {
 			return Result{}, err
 		}

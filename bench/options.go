@@ -82,6 +82,11 @@ type Options struct {
 	// call of their own instead of with their next claim.
 	ClaimMax, Loops                int
 	H2C, FullJobs, SeparateReports bool
+	// Servers is how many `skiplock serve` processes the HTTP workers
+	// share (http, default 1), each with Pools (in http mode the bench's
+	// own process, which only inserts, keeps one pool): worker process i
+	// works through server i mod Servers.
+	Servers int
 	// Purge seeds this many completed jobs, finished 10 days ago and
 	// earlier, in the archive; latency then runs the janitor beside its
 	// enqueues and adds its figures (latency).
@@ -205,8 +210,12 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--claim-max: must be between 1 and 1000, got %d", o.ClaimMax)
 	case o.Loops < 0 || o.Loops > 256:
 		return fmt.Errorf("--loops: must be between 1 and 256, got %d", o.Loops)
-	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C || o.FullJobs || o.SeparateReports) && o.Mode != "http":
-		return fmt.Errorf("--claim-max, --loops, --h2c, --full-jobs and --separate-reports apply to --mode http only")
+	case (o.ClaimMax > 0 || o.Loops > 0 || o.H2C || o.FullJobs || o.SeparateReports || o.Servers > 0) && o.Mode != "http":
+		return fmt.Errorf("--claim-max, --loops, --servers, --h2c, --full-jobs and --separate-reports apply to --mode http only")
+	case o.Servers < 0 || o.Servers > 16:
+		return fmt.Errorf("--servers: must be between 1 and 16, got %d", o.Servers)
+	case o.Servers > o.withDefaults().Procs:
+		return fmt.Errorf("--servers: %d servers for %d worker processes (--procs) would leave a server without workers", o.Servers, o.withDefaults().Procs)
 	case o.Mode == "commit" && (o.Workers > 0 || o.Producers > 0 || o.FetchCooldown > 0 ||
 		o.FetchPollInterval > 0 || o.CompleterBatch > 0 || o.TableOptions != "" || o.Purge > 0 || o.Bulk > 0 || o.Fair):
 		return fmt.Errorf("--mode commit runs no Skiplock client: of its flags only --rate, --duration and --keep apply")

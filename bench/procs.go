@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
@@ -56,6 +57,8 @@ type procGroup struct {
 	// stderr keeps the tail of each process's standard error, for errors.
 	stderr []*tailBuffer
 	exited chan error
+	// claims sums the HTTP workers' claim times (ClaimsLine).
+	claims ClaimHist
 }
 
 // startProcs starts one process of exe per argument list and waits until
@@ -86,6 +89,10 @@ func startProcs(exe string, args [][]string, env []string, onWork func(n int64))
 			for sc.Scan() {
 				if sc.Text() == ReadyLine {
 					ready <- struct{}{}
+					continue
+				}
+				if strings.HasPrefix(sc.Text(), ClaimsLine) {
+					_ = g.claims.Merge(sc.Text())
 					continue
 				}
 				total, ok := strings.CutPrefix(sc.Text(), WorkedLine)
@@ -167,16 +174,35 @@ func (t *tailBuffer) String() string {
 
 var listeningRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
 
+// poolFullLog is in the line a server logs when one of its pools was full.
+const poolFullLog = "connection budget: the "
+
 // serverProc is a `skiplock serve` process on a port of its choosing.
 type serverProc struct {
 	cmd  *exec.Cmd
 	URL  string
 	tail *tailBuffer
 	done chan error
+	// poolFull counts by pool the lines that said a pool was full;
+	// lastPoolFull is the last of them.
+	mu           sync.Mutex
+	poolFull     map[string]int
+	lastPoolFull string
 }
 
-// startServer runs `exe serve` on databaseURL and waits until it listens.
-func startServer(ctx context.Context, exe, databaseURL string) (*serverProc, error) {
+var poolRE = regexp.MustCompile(`pool=(\w+)`)
+
+// poolWarnings answers how many times the server said each pool was full,
+// and the last such line.
+func (s *serverProc) poolWarnings() (map[string]int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.poolFull), s.lastPoolFull
+}
+
+// startServer runs `exe serve` on databaseURL with extra arguments and
+// waits until it listens.
+func startServer(ctx context.Context, exe, databaseURL string, extra []string) (*serverProc, error) {
 	kind, err := dbopen.Kind(databaseURL)
 	if err != nil {
 		return nil, err
@@ -184,7 +210,7 @@ func startServer(ctx context.Context, exe, databaseURL string) (*serverProc, err
 	if kind == "sqlite" && !strings.HasPrefix(databaseURL, "sqlite:") {
 		databaseURL = "sqlite:" + databaseURL
 	}
-	cmd := exec.Command(exe, "serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL)
+	cmd := exec.Command(exe, append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", databaseURL}, extra...)...)
 	cmd.Dir = os.TempDir()
 	cmd.Env = append(os.Environ(), "SKIPLOCK_CONFIG=")
 	pr, pw := io.Pipe()
@@ -193,7 +219,7 @@ func startServer(ctx context.Context, exe, databaseURL string) (*serverProc, err
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start server process: %w", err)
 	}
-	s := &serverProc{cmd: cmd, tail: tail, done: make(chan error, 1)}
+	s := &serverProc{cmd: cmd, tail: tail, done: make(chan error, 1), poolFull: map[string]int{}}
 	go func() { s.done <- cmd.Wait(); pw.Close() }()
 	found := make(chan string, 1)
 	go func() {
@@ -201,7 +227,16 @@ func startServer(ctx context.Context, exe, databaseURL string) (*serverProc, err
 		for sc.Scan() {
 			if m := listeningRE.FindStringSubmatch(sc.Text()); m != nil {
 				found <- m[1]
-				break
+			}
+			if strings.Contains(sc.Text(), poolFullLog) {
+				pool := "?"
+				if m := poolRE.FindStringSubmatch(sc.Text()); m != nil {
+					pool = m[1]
+				}
+				s.mu.Lock()
+				s.poolFull[pool]++
+				s.lastPoolFull = sc.Text()
+				s.mu.Unlock()
 			}
 		}
 		_, _ = io.Copy(io.Discard, pr)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,15 +17,21 @@ import (
 )
 
 // Remote is Skiplock worked by other processes: Start runs Procs worker
-// processes (`skiplock bench-worker`), through a `skiplock serve` process
-// when HTTP; inserts and counts go through the bench's own client, which
-// works nothing.
+// processes (`skiplock bench-worker`), through Servers `skiplock serve`
+// processes when HTTP; inserts and counts go through the bench's own
+// client, which works nothing.
 type Remote struct {
 	*Skiplock
-	o      Options
-	dbURL  string
-	server *serverProc
-	group  *procGroup
+	o       Options
+	dbURL   string
+	servers []*serverProc
+	group   *procGroup
+	// claims are the HTTP workers' claim times, once they stopped.
+	claims *ClaimHist
+	// poolFull counts by pool the servers' lines saying a pool was full;
+	// lastPoolFull is the last such line of one of them.
+	poolFull     map[string]int
+	lastPoolFull string
 }
 
 // NewRemote returns Skiplock worked by o.Procs processes of o.Exe on the
@@ -72,18 +81,30 @@ func (o Options) WorkerArgs(i int, serverURL, dbURL string) []string {
 	return append(args, poolArgs(o.Pools)...)
 }
 
-// Start runs the server (HTTP) and the worker processes.
+// ServeAppPrefix prefixes the application_name of the servers' sessions
+// (the bench's schema) so that they are counted apart.
+const ServeAppPrefix = "serve_"
+
+// Start runs the servers (HTTP) and the worker processes: worker process
+// i works through server i mod Servers.
 func (r *Remote) Start(ctx context.Context, onWork func(int64)) error {
-	serverURL := ""
 	if r.o.Mode == "http" {
-		s, err := startServer(ctx, r.o.Exe, r.dbURL)
-		if err != nil {
-			return err
+		url := strings.Replace(r.dbURL, "application_name=", "application_name="+ServeAppPrefix, 1)
+		for range max(r.o.Servers, 1) {
+			s, err := startServer(ctx, r.o.Exe, url, poolArgs(r.o.Pools))
+			if err != nil {
+				r.stopServers()
+				return err
+			}
+			r.servers = append(r.servers, s)
 		}
-		r.server, serverURL = s, s.URL
 	}
 	args := make([][]string, r.o.Procs)
 	for i := range args {
+		serverURL := ""
+		if len(r.servers) > 0 {
+			serverURL = r.servers[i%len(r.servers)].URL
+		}
 		args[i] = r.o.WorkerArgs(i, serverURL, r.dbURL)
 	}
 	g, err := startProcs(r.o.Exe, args, nil, func(n int64) {
@@ -92,33 +113,70 @@ func (r *Remote) Start(ctx context.Context, onWork func(int64)) error {
 		}
 	})
 	if err != nil {
-		if r.server != nil {
-			_ = r.server.stop()
-		}
+		r.stopServers()
 		return err
 	}
 	r.group = g
 	return nil
 }
 
-// Stop ends the worker processes, then the server, and answers what went
+// Stop ends the worker processes, then the servers, and answers what went
 // wrong in them.
 func (r *Remote) Stop(ctx context.Context) error {
 	var errs []error
 	if r.group != nil {
 		if err := r.group.stop(); err != nil {
 			errs = append(errs, err)
-			if r.server != nil {
-				errs = append(errs, fmt.Errorf("server log: %s", r.server.tail.String()))
+			for i, s := range r.servers {
+				errs = append(errs, fmt.Errorf("server %d log: %s", i+1, s.tail.String()))
 			}
 		}
+		r.claims = &r.group.claims
 		r.group = nil
 	}
-	if r.server != nil {
-		errs = append(errs, r.server.stop())
-		r.server = nil
-	}
+	errs = append(errs, r.stopServers())
 	return errors.Join(errs...)
+}
+
+// stopServers stops the servers, keeping what they said of their pools.
+func (r *Remote) stopServers() error {
+	var errs []error
+	for _, s := range r.servers {
+		errs = append(errs, s.stop())
+		n, last := s.poolWarnings()
+		if r.poolFull == nil {
+			r.poolFull = map[string]int{}
+		}
+		for pool, c := range n {
+			r.poolFull[pool] += c
+		}
+		if last != "" {
+			r.lastPoolFull = last
+		}
+	}
+	r.servers = nil
+	return errors.Join(errs...)
+}
+
+// extra answers the result's fields of the HTTP workers' claims and of the
+// servers' pools: claims and claim_p99_ms (of the claims that answered
+// jobs), servers, pool_full_logs (by pool, e.g. claims:3,maintenance:1).
+func (r *Remote) extra() []string {
+	if r.o.Mode != "http" {
+		return nil
+	}
+	out := []string{fmt.Sprintf("servers=%d", max(r.o.Servers, 1))}
+	if r.claims != nil && r.claims.Count() > 0 {
+		out = append(out, fmt.Sprintf("claims=%d claim_p99_ms=%.2f", r.claims.Count(), ms(r.claims.Percentile(0.99))))
+	}
+	logs := []string{}
+	for _, pool := range slices.Sorted(maps.Keys(r.poolFull)) {
+		logs = append(logs, fmt.Sprintf("%s:%d", pool, r.poolFull[pool]))
+	}
+	if len(logs) == 0 {
+		logs = append(logs, "0")
+	}
+	return append(out, "pool_full_logs="+strings.Join(logs, ","))
 }
 
 // LibWorkerConfig is a library worker process's settings (bench-worker

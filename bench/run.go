@@ -17,7 +17,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	o = o.withDefaults()
-	db, err := OpenFresh(ctx, o.DatabaseURL, o.ListenDatabaseURL, o.Keep, o.Pools)
+	// In http mode the pools are the servers': the bench's own process only
+	// inserts, and a budget there would slow the inserts the workers wait on.
+	own := o.Pools
+	if o.Mode == "http" {
+		own = pgdriver.Pools{}
+	}
+	db, err := OpenFresh(ctx, o.DatabaseURL, o.ListenDatabaseURL, o.Keep, own)
 	if err != nil {
 		return Result{}, err
 	}
@@ -97,7 +103,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		res.Mode = o.Mode
 		if err == nil {
 			res.Extra = append([]string{fmt.Sprintf("procs=%d", o.Procs)}, res.Extra...)
-			res.Extra = append(res.Extra, sessions(timer)...)
+			res.Extra = append(append(res.Extra, sessions(timer)...), remote.extra()...)
+			if remote.lastPoolFull != "" && o.Logger != nil {
+				o.Logger.Warn("a server said a pool was full", "last", remote.lastPoolFull)
+			}
 		}
 		return res, err
 	}

@@ -78,10 +78,20 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{Options{Mode: "commit", Workers: 8}, "--mode commit"},
 		{Options{Mode: "commit", Rate: 0.5}, "--rate"},
 		{Options{Mode: "http", Loops: 1000}, "--loops"},
+		{Options{Mode: "e2e", Procs: 4, Servers: 2}, "--servers"},
+		{Options{Mode: "http", Servers: 17, Procs: 20}, "--servers"},
+		{Options{Mode: "http", Servers: -1}, "--servers"},
+		{Options{Mode: "http", Servers: 5}, "--servers: 5 servers for 4 worker processes"},
+		{Options{Mode: "http", Servers: 3, Procs: 2}, "--servers: 3 servers for 2 worker processes"},
 	} {
 		err := c.o.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("Validate(%+v) = %v, want an error naming %s", c.o, err, c.flag)
+		}
+	}
+	for _, o := range []Options{{Mode: "http", Servers: 4}, {Mode: "http", Servers: 4, Procs: 8}} {
+		if err := o.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v, want nil", o, err)
 		}
 	}
 }

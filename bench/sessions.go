@@ -13,10 +13,12 @@ import (
 const sessionSampleEvery = 200 * time.Millisecond
 
 // watchSessions counts, while the run lasts, the database sessions of the
-// bench's processes (their application_name is the bench's schema) on
-// PostgreSQL; the answered function stops it and answers the result's
-// extra fields: claim_p99_ms of the bench's own claims (when it claimed),
-// sessions_max, and the budget when pools are set.
+// bench's processes (their application_name is the bench's schema, or
+// ServeAppPrefix and the schema for its servers) on PostgreSQL; the
+// answered function stops it and answers the result's extra fields:
+// claim_p99_ms of the bench's own claims (when it claimed), sessions_max,
+// server_sessions_max (when it ran servers), and the budget when pools are
+// set.
 func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func(*claimTimer) []string {
 	if d.Kind != "postgres" {
 		return func(*claimTimer) []string { return nil }
@@ -27,14 +29,15 @@ func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	peak := 0
+	peak, servers := 0, 0
 	wg.Go(func() {
 		t := time.NewTicker(sessionSampleEvery)
 		defer t.Stop()
 		for {
-			var n int
-			if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, d.schema).Scan(&n); err == nil {
-				peak = max(peak, n)
+			var n, s int
+			if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE application_name = $2)
+				FROM pg_stat_activity WHERE application_name IN ($1, $2)`, d.schema, ServeAppPrefix+d.schema).Scan(&n, &s); err == nil {
+				peak, servers = max(peak, n), max(servers, s)
 			}
 			select {
 			case <-ctx.Done():
@@ -52,6 +55,9 @@ func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func
 			out = append(out, fmt.Sprintf("claim_p99_ms=%.2f", ms(timer.percentile(0.99))))
 		}
 		out = append(out, fmt.Sprintf("sessions_max=%d", peak))
+		if servers > 0 {
+			out = append(out, fmt.Sprintf("server_sessions_max=%d", servers))
+		}
 		if pools.Budget > 0 {
 			out = append(out, fmt.Sprintf("budget=%d", pools.Budget))
 		}

@@ -148,6 +148,7 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 	f.IntVar(&o.Procs, "procs", 0, "worker processes: HTTP workers in http mode (default 4), library clients in drain and e2e (default: none, this process works)")
 	f.IntVar(&o.ClaimMax, "claim-max", 0, "http: jobs per claim (default 100)")
 	f.IntVar(&o.Loops, "loops", 0, "http: claims in flight at once in each worker process (default 4)")
+	f.IntVar(&o.Servers, "servers", 0, "http: skiplock serve processes the worker processes share, each with the --pool-* flags (default 1)")
 	f.BoolVar(&o.H2C, "h2c", false, "http: the workers speak HTTP/2 without TLS")
 	f.BoolVar(&o.FullJobs, "full-jobs", false, "http: claims answer whole job objects, not just id, attempt, kind and payload")
 	f.BoolVar(&o.SeparateReports, "separate-reports", false, "http: workers report each claim's jobs in a POST /v1/jobs/complete of their own, not with their next claim")

@@ -33,6 +33,8 @@ func TestCLIBenchProcesses(t *testing.T) {
 		{[]string{"--mode", "http", "--procs", "2", "--claim-max", "50", "--loops", "2", "--duration", "2s"}, "http", " procs=2 "},
 		{[]string{"--mode", "http", "--procs", "1", "--h2c", "--duration", "2s"}, "http", " procs=1 "},
 		{[]string{"--mode", "http", "--procs", "1", "--full-jobs", "--duration", "2s"}, "http", " procs=1 "},
+		// Two servers, each with a budget its sessions stay within.
+		{[]string{"--mode", "http", "--procs", "2", "--servers", "2", "--pool-budget", "6", "--duration", "2s"}, "http", " servers=2 "},
 		{[]string{"--mode", "e2e", "--procs", "2", "--duration", "2s"}, "e2e", " procs=2 "},
 		// A producer process enqueues 40 jobs, through the library or a
 		// server process; this process's workers take every one.
@@ -57,16 +59,18 @@ func TestCLIBenchProcesses(t *testing.T) {
 // Flags that do not go together exit 2 with one line naming the flag.
 func TestCLIBenchFlags(t *testing.T) {
 	for args, flag := range map[string]string{
-		"--mode http --claim-max 2000":     "--claim-max",
-		"--mode e2e --claim-max 10":        "--claim-max",
-		"--mode drain --full-jobs":         "--full-jobs",
-		"--mode latency --procs 2":         "--procs",
-		"--mode http --procs 100":          "--procs",
-		"--mode steady --rate 0.5":         "--rate",
-		"--mode steady --sample-every 1ms": "--sample-every",
-		"--mode e2e --sample-every 1s":     "--sample-every",
-		"--mode latency-remote":            "PostgreSQL",
-		"--mode latency-http":              "PostgreSQL",
+		"--mode http --claim-max 2000":      "--claim-max",
+		"--mode e2e --claim-max 10":         "--claim-max",
+		"--mode drain --full-jobs":          "--full-jobs",
+		"--mode latency --procs 2":          "--procs",
+		"--mode http --procs 100":           "--procs",
+		"--mode steady --rate 0.5":          "--rate",
+		"--mode steady --sample-every 1ms":  "--sample-every",
+		"--mode e2e --sample-every 1s":      "--sample-every",
+		"--mode latency-remote":             "PostgreSQL",
+		"--mode latency-http":               "PostgreSQL",
+		"--mode e2e --servers 2":            "--servers",
+		"--mode http --procs 2 --servers 3": "--servers: 3 servers for 2 worker processes",
 	} {
 		r := runCLI(t, "sqlite:"+t.TempDir()+"/b.db", append([]string{"bench"}, strings.Fields(args)...)...)
 		if r.code != 2 || !strings.Contains(r.stderr, flag) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

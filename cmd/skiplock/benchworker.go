@@ -38,7 +38,7 @@ func newBenchWorkerCmd(g *globals) *cobra.Command {
 			ready := func() { fmt.Fprintln(os.Stdout, bench.ReadyLine) }
 			var err error
 			if w.Server != "" {
-				w.Ready = ready
+				w.Ready, w.Claims = ready, &bench.ClaimHist{}
 				err = w.Run(ctx, &worked)
 			} else {
 				lib.DatabaseURL = g.databaseURL
@@ -46,6 +46,9 @@ func newBenchWorkerCmd(g *globals) *cobra.Command {
 			}
 			stopReport()
 			wg.Wait()
+			if w.Claims != nil {
+				fmt.Fprintln(os.Stdout, w.Claims.String())
+			}
 			return err
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -36,6 +37,8 @@ type globals struct {
 	listenDatabaseURL string
 	// pools split the connections by role (serve's config file).
 	pools pgdriver.Pools
+	// logger is the command's log, for what the database says (serve's).
+	logger *slog.Logger
 	// readDatabaseURL is a streaming replica that lists, counts and
 	// exports read from (--read-database-url, or SKIPLOCK_READ_DATABASE_URL).
 	readDatabaseURL string
@@ -139,7 +142,7 @@ func (g *globals) listenURL() string {
 
 // openOptions are what the database opens with beyond its URL.
 func (g *globals) openOptions() dbopen.Options {
-	return dbopen.Options{ListenDatabaseURL: g.listenURL(), Pools: g.pools}
+	return dbopen.Options{ListenDatabaseURL: g.listenURL(), Pools: g.pools, Logger: g.logger}
 }
 
 // readURL answers the replica's URL: flag, then environment; "" for none.

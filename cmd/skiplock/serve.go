@@ -35,8 +35,9 @@ serves ./skiplock.db (created and migrated) on 127.0.0.1:8080.
 Configuration: flags, then environment (SKIPLOCK_DATABASE_URL,
 SKIPLOCK_LISTEN_DATABASE_URL, SKIPLOCK_READ_DATABASE_URL, SKIPLOCK_LISTEN,
 SKIPLOCK_INSECURE, SKIPLOCK_MAX_PAYLOAD_BYTES, SKIPLOCK_CONTRACTS,
-SKIPLOCK_CONTRACTS_WIN, SKIPLOCK_LOG_LEVEL, SKIPLOCK_LOG_FORMAT, SKIPLOCK_VAULT),
-then the file (./skiplock.yaml or --config). Tracing follows the OTEL_*
+SKIPLOCK_CONTRACTS_WIN, SKIPLOCK_LOG_LEVEL, SKIPLOCK_LOG_FORMAT, SKIPLOCK_VAULT,
+SKIPLOCK_POOL_BUDGET, SKIPLOCK_POOL_CLAIMS, SKIPLOCK_POOL_COMPLETIONS,
+SKIPLOCK_POOL_MAINTENANCE), then the file (./skiplock.yaml or --config). Tracing follows the OTEL_*
 environment.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -58,6 +59,7 @@ environment.`,
 	f.StringVar(&flags.LogLevel, "log-level", "", "debug, info, warn or error (default info)")
 	f.StringVar(&flags.LogFormat, "log-format", "", logFormatUsage)
 	f.StringVar(&flags.Vault, "vault", "", "keep finished jobs in this vault before retention deletes them: a directory or s3://BUCKET/PREFIX (docs/vault.md)")
+	addServePoolFlags(f, &flags.Pools)
 	f.StringVar(&configFile, "config", "", "config file (default ./"+defaultConfigFile+" when it exists)")
 	addRetentionFlags(cmd, &keep)
 	return cmd
@@ -117,7 +119,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	defer ln.Close()
 	logStartup(log, cfg, contracts, flow, fair)
 	loopback := server.IsLoopback(cfg.Listen)
-	db, err := openServeDB(ctx, cfg, loopback)
+	db, err := openServeDB(ctx, cfg, loopback, log)
 	if err != nil {
 		return err
 	}
@@ -129,7 +131,7 @@ func serve(ctx context.Context, cfg serveConfig) error {
 	if cfg.ListenDatabaseURL != "" {
 		dbAttrs = append(dbAttrs, "listen_url", redactURL(cfg.ListenDatabaseURL))
 	}
-	log.Info("database", dbAttrs...)
+	log.Info("database", append(dbAttrs, poolsAttrs(db.Driver, cfg.Pools)...)...)
 	if cfg.ReadDatabaseURL != "" {
 		log.Info("read replica", "url", redactURL(cfg.ReadDatabaseURL), "reads", "dashboard, lists, stats, metrics, exports")
 	}

@@ -128,9 +128,9 @@ func logPeriodic(log *slog.Logger, entries []periodicConfig) {
 // openServeDB opens the database serve serves. Only a database that holds
 // tokens may serve an address other than loopback without --insecure; a
 // new SQLite file holds none, so none is created only to be refused.
-func openServeDB(ctx context.Context, cfg serveConfig, loopback bool) (dbopen.Opened, error) {
+func openServeDB(ctx context.Context, cfg serveConfig, loopback bool, log *slog.Logger) (dbopen.Opened, error) {
 	g := &globals{databaseURL: cfg.DatabaseURL, listenDatabaseURL: cfg.ListenDatabaseURL, readDatabaseURL: cfg.ReadDatabaseURL,
-		pools: pgdriver.Pools(cfg.Pools)}
+		pools: pgdriver.Pools(cfg.Pools), logger: log}
 	open := g.open
 	if !loopback && !cfg.Insecure {
 		open = g.openExisting

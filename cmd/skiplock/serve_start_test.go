@@ -54,8 +54,15 @@ func (s *syncBuffer) String() string {
 // answers what it logged.
 func serveLog(t *testing.T, dir string, args ...string) string {
 	t.Helper()
+	return serveLogEnv(t, dir, nil, args...)
+}
+
+// serveLogEnv is serveLog with env added to the process's environment.
+func serveLogEnv(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(cli(t), append([]string{"serve", "--listen", "127.0.0.1:0", "--database-url", filepath.Join(dir, "s.db")}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var log syncBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {

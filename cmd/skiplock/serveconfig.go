@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skiplock/skiplock"
-	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/dbopen"
 )
 
@@ -56,16 +55,9 @@ type serveConfig struct {
 	Pools poolsConfig `yaml:"pools"`
 	// file is the config file read, "" for none.
 	file string
-}
-
-// poolsConfig is pgdriver.Pools in skiplock.yaml:
-//
-//	pools: {budget: 20, claims: 8, completions: 8, maintenance: 3}
-type poolsConfig struct {
-	Claims      int `yaml:"claims"`
-	Completions int `yaml:"completions"`
-	Maintenance int `yaml:"maintenance"`
-	Budget      int `yaml:"budget"`
+	// poolsFrom names where each pool's size came from, by its file key
+	// ("budget": "--pool-budget"), for errors; absent: the file.
+	poolsFrom map[string]string
 }
 
 // periodicConfig declares a cron job in skiplock.yaml:
@@ -153,6 +145,9 @@ func loadServeConfig(cmd *cobra.Command, flags serveConfig, configFile string) (
 			return cfg, usagef("SKIPLOCK_INSECURE: %q is not a boolean", v)
 		}
 	}
+	if err := mergePools(fs, flags.Pools, &cfg); err != nil {
+		return cfg, err
+	}
 	if fs.Changed("max-payload-bytes") {
 		cfg.MaxPayloadBytes = flags.MaxPayloadBytes
 	} else if v, ok := env("MAX_PAYLOAD_BYTES"); ok && v != "" {
@@ -188,12 +183,8 @@ func checkServeConfig(cfg serveConfig) error {
 			return usagef("--listen-database-url: %q is not a postgres:// URL", cfg.ListenDatabaseURL)
 		}
 	}
-	if kind, _ := dbopen.Kind(cfg.DatabaseURL); kind == "postgres" {
-		if err := pgdriver.Pools(cfg.Pools).Check(cfg.DatabaseURL, cfg.ListenDatabaseURL); err != nil {
-			return usagef("%v", err)
-		}
-	} else if cfg.Pools != (poolsConfig{}) {
-		return usagef("pools: connection pools apply to PostgreSQL only, not to %s", cfg.DatabaseURL)
+	if err := checkPools(cfg); err != nil {
+		return err
 	}
 	if err := dbopen.CheckReadURL(cfg.DatabaseURL, cfg.ReadDatabaseURL); err != nil {
 		return usagef("--read-database-url: %v", err)

@@ -18,7 +18,9 @@ func (e executor) JobRescue(ctx context.Context, limit int, since time.Time) (dr
 		if e.inCallersTx() {
 			return nil
 		}
-		settings, err := e.planSettings(ctx, settings)
+		// On tx's connection: a second one from the pool would wait forever
+		// on a maintenance pool of one.
+		settings, err := tx.planSettings(ctx, settings)
 		if err != nil {
 			return err
 		}

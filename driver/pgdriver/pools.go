@@ -236,8 +236,8 @@ func (d *Driver) RolePools() map[string]*pgxpool.Pool {
 var poolWatchInterval = 10 * time.Second
 
 // watchPools logs, at most once per interval and pool, that a pool was
-// full and acquires waited for it; it answers what stops it. A driver on
-// one pool is not watched.
+// full and acquires waited for it a tenth of the interval or more in all;
+// it answers what stops it. A driver on one pool is not watched.
 func watchPools(p rolePools, s poolSizes, log *slog.Logger) (stop func()) {
 	if !s.split {
 		return func() {}
@@ -275,7 +275,9 @@ func watchPools(p rolePools, s poolSizes, log *slog.Logger) (stop func()) {
 				waits := (st.EmptyAcquireCount() - w.empty) - (st.NewConnsCount() - w.built)
 				waited := st.EmptyAcquireWaitTime() - w.waitedFor
 				w.empty, w.built, w.waitedFor = st.EmptyAcquireCount(), st.NewConnsCount(), st.EmptyAcquireWaitTime()
-				if waits > 0 {
+				// Services that tick together wait on each other a few
+				// milliseconds even on an idle process: not worth a warning.
+				if waits > 0 && waited >= every/10 {
 					log.Warn("connection budget: the "+w.role+" pool was full; raise pools."+w.role+" (and pools.budget) if this persists",
 						"pool", w.role, "size", w.size, "waits", waits, "waited", waited.Round(time.Millisecond), "in", every)
 				}

@@ -186,3 +186,57 @@ func (l *syncLog) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestPoolsOfOneConnection: a maintenance pool of one runs the rescuer,
+// whose transaction once asked the pool for a second connection (whether
+// the schema is on Citus) and waited for it forever.
+func TestPoolsOfOneConnection(t *testing.T) {
+	t.Parallel()
+	_, url := pgtest.Schema(t)
+	d, err := pgdriver.Open(t.Context(), url, pgdriver.Options{Pools: pgdriver.Pools{Claims: 1, Completions: 1, Maintenance: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if _, err := d.JobRescue(ctx, 100, time.Time{}); err != nil {
+		t.Fatalf("JobRescue on a maintenance pool of one: %v", err)
+	}
+}
+
+// TestPoolsQuietOnShortWaits: acquires that waited, in all, less than a
+// tenth of the interval (as a process's services that tick together do on
+// one connection) are no warning.
+func TestPoolsQuietOnShortWaits(t *testing.T) {
+	_, url := pgtest.Schema(t)
+	defer pgdriver.SetPoolWatchInterval(3 * time.Second)()
+	var log syncLog
+	d, err := pgdriver.Open(t.Context(), url, pgdriver.Options{Pools: pgdriver.Pools{Claims: 1, Completions: 1, Maintenance: 1},
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	claims := d.RolePools()["claims"]
+	start := claims.Stat()
+	held, err := claims.Acquire(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed := make(chan error, 1)
+	go func() {
+		_, err := d.JobClaim(t.Context(), driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 1, DefaultLease: time.Minute})
+		claimed <- err
+	}()
+	time.Sleep(5 * time.Millisecond)
+	held.Release()
+	if err := <-claimed; err != nil {
+		t.Fatal(err)
+	}
+	waited := claims.Stat().EmptyAcquireWaitTime() - start.EmptyAcquireWaitTime()
+	time.Sleep(7 * time.Second) // two intervals
+	if waited < 300*time.Millisecond && strings.Contains(log.String(), "connection budget") {
+		t.Errorf("a wait of %s in 3 s was warned of:\n%s", waited, log.String())
+	}
+}

@@ -6,6 +6,7 @@ package dbopen
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/skiplock/skiplock/driver"
@@ -47,12 +48,14 @@ type Options struct {
 	ListenDatabaseURL string
 	// Pools split the connections by role within a budget.
 	Pools pgdriver.Pools
+	// Logger says when a pool was full (default slog.Default()).
+	Logger *slog.Logger
 }
 
 // openers are the drivers by kind; sqlite registers itself (sqlite.go).
 var openers = map[string]func(ctx context.Context, url string, opts Options) (Opened, error){
 	"postgres": func(ctx context.Context, url string, opts Options) (Opened, error) {
-		d, err := pgdriver.Open(ctx, url, pgdriver.Options{ListenDatabaseURL: opts.ListenDatabaseURL, Pools: opts.Pools})
+		d, err := pgdriver.Open(ctx, url, pgdriver.Options{ListenDatabaseURL: opts.ListenDatabaseURL, Pools: opts.Pools, Logger: opts.Logger})
 		if err != nil {
 			return Opened{}, pgConnectError(err)
 		}
