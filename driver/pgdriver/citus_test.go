@@ -18,8 +18,7 @@ const (
 	citusRefusesFlow   = "concurrency and rate keys are refused on Citus: their slots are freed by a trigger, and a shard cannot write another table"
 	citusRefusesWindow = "window idempotency keys are refused on Citus: it runs no now() in an ON CONFLICT clause"
 	citusFair          = "fair claims (Config.Fairness) walk the tenants with a recursive CTE, which Citus runs only inside one shard"
-	citusOneJob        = "failing, retrying (manual retries too), snoozing, pausing, resuming, cancelling one job and its progress update the job with now() inside a CASE (or clock_timestamp()), or lock it across shards, which Citus refuses"
-	citusRestore       = "restoring from the archive joins it with the jobs on id, not on queue, which Citus refuses"
+	citusRestore       = "restoring from the vault checks each id against the jobs and the archive of every queue (a join on id, not on queue) and locks parents across shards, which Citus refuses"
 	citusDown          = "migrate down sends several commands as one prepared statement, which Citus refuses on a distributed schema"
 )
 
@@ -48,37 +47,14 @@ var citusSkips = map[string]string{
 	"FairClaimSharesTenants":                                 citusFair,
 	"FairClaimSkipsPausedQueues":                             citusFair,
 	"FairClaimWeights":                                       citusFair,
-	"Activity":                                               citusOneJob,
-	"BulkManyChunks":                                         citusOneJob,
-	"BulkManyRetrySharedKey":                                 citusOneJob,
-	"BulkSelectAndDelete":                                    citusOneJob,
-	"Cancel":                                                 citusOneJob,
-	"FailRetriesThenFails":                                   citusOneJob,
-	"JobFail_honours_cancel_and_pause_requests":              citusOneJob,
-	"JobFail_is_fenced_and_settles_dependents":               citusOneJob,
-	"JobFail_retries_after_the_kind's_wait,_then_fails":      citusOneJob,
-	"JobMetrics":                                             citusOneJob,
-	"ListFilters":                                            citusOneJob,
-	"ManualRetry":                                            citusOneJob,
-	"PauseResume":                                            citusOneJob,
-	"PauseRunningKeepsCheckpointAndAttempt":                  citusOneJob,
-	"ProgressAndCheckpoint":                                  citusOneJob,
-	"ProgressLeasePerKind":                                   citusOneJob,
-	"RescuePausesJobsAskedToPause":                           citusOneJob,
-	"RestoreQueue":                                           citusOneJob,
-	"RestoreQueueWaits":                                      citusOneJob,
-	"RestoreSkipsPresent":                                    citusOneJob,
-	"SnoozeSpendsNoAttempt":                                  citusOneJob,
-	"TransitionsAreFenced":                                   citusOneJob,
-	"IDsPast2To31Lifecycle":                                  citusOneJob,
-	"RetriedJobRefusesTheLostRunsReport":                     citusOneJob,
-	"FilterPayloadAndErrors":                                 citusOneJob,
-	"Snooze_applies_outcome.Decide":                          citusOneJob,
-	"Fail_applies_outcome.Decide":                            citusOneJob,
-	"Fail_waits_as_the_kind's_wait_says":                     citusOneJob,
 	"RestoreArchive":                                         citusRestore,
 	"RestoreFirstID":                                         citusRestore,
+	"RestoreQueue":                                           citusRestore,
+	"RestoreQueueWaits":                                      citusRestore,
+	"RestoreSkipsPresent":                                    citusRestore,
 	"QueueListArchivedQueues":                                citusRestore,
+	"JobFail_is_fenced_and_settles_dependents":               citusRefusesDeps,
+	"IDsPast2To31Lifecycle":                                  citusRefusesDeps,
 	"MigrationsDownUp":                                       citusDown,
 }
 

@@ -202,14 +202,18 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		})
 		return err
 	}
-	stmt := jobHeartbeat
+	args := heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases}
+	sql, values := jobHeartbeat.SQL, jobHeartbeat.Args(args)
 	if citus, err := e.onCitus(ctx); err != nil {
 		return nil, err
 	} else if citus {
-		stmt = citusJobHeartbeat
+		// The shards of the jobs' queues when the holder named them all.
+		sql, values = citusJobHeartbeat.SQL, citusJobHeartbeat.Args(args)
+		if qs := batchQueues(len(p.IDs), func(i int) string { return queueAt(p.Queues, i) }); qs != nil {
+			sql, values = citusJobHeartbeatQueues.SQL, citusJobHeartbeatQueues.Args(heartbeatQueuesArgs{args, qs})
+		}
 	}
-	args := stmt.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
-	return out, e.pinned(ctx, genericPlan, stmt.SQL, args, read)
+	return out, e.pinned(ctx, genericPlan, sql, values, read)
 }
 
 // batchArgs answers the ids of a batch of n held jobs in id order, the
@@ -279,13 +283,9 @@ func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldSt
 // lockHeldRow locks a held job's row: in its queue's shard on Citus (a
 // job not live there reads as no row).
 func (e executor) lockHeldRow(ctx context.Context, h driver.HeldJob) (pgx.Row, error) {
-	citus, err := e.onCitus(ctx)
+	queue, citus, err := e.heldQueue(ctx, h)
 	if err != nil || !citus {
 		return e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...), err
-	}
-	queue, err := e.jobQueue(ctx, h.ID)
-	if err != nil {
-		return nil, err
 	}
 	return e.q.QueryRow(ctx, citusJobHeldForUpdate.SQL, citusJobHeldForUpdate.Args(citusHeldArgs{heldArgs(h), queue})...), nil
 }
@@ -295,7 +295,16 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 	if unspend {
 		give = 1
 	}
-	j, err := scanOne(e.q.QueryRow(ctx, jobRetryLater.SQL, jobRetryLater.Args(retryArgs{heldArgs(h), at, errorEntry(entry), give})...))
+	args := retryArgs{heldArgs(h), at, errorEntry(entry), give}
+	queue, citus, err := e.heldQueue(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	sql, values := jobRetryLater.SQL, jobRetryLater.Args(args)
+	if citus {
+		sql, values = citusJobRetryLater.SQL, citusJobRetryLater.Args(citusRetryArgs{args, queue})
+	}
+	j, err := scanOne(e.q.QueryRow(ctx, sql, values...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -303,7 +312,16 @@ func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time,
 }
 
 func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, jobArchiveHeld.SQL, jobArchiveHeld.Args(archiveHeldArgs{heldArgs(h), string(state), errorEntry(entry)})...))
+	args := archiveHeldArgs{heldArgs(h), string(state), errorEntry(entry)}
+	queue, citus, err := e.heldQueue(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	sql, values := jobArchiveHeld.SQL, jobArchiveHeld.Args(args)
+	if citus {
+		sql, values = citusJobArchiveHeld.SQL, citusJobArchiveHeld.Args(citusArchiveHeldArgs{args, queue})
+	}
+	j, err := scanOne(e.q.QueryRow(ctx, sql, values...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
@@ -313,9 +331,17 @@ func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state drive
 func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
 	var h driver.HeartbeatResult
 	leaseKinds, leases := kindLeases([]string{}, p.LeaseKinds, p.Leases)
-	args := jobProgress.Args(progressArgs{heldArgs(p.HeldJob), p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases})
-	err := e.q.QueryRow(ctx, jobProgress.SQL, args...).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
+	args := progressArgs{heldArgs(p.HeldJob), p.Progress, p.ProgressMessage,
+		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases}
+	queue, citus, err := e.heldQueue(ctx, p.HeldJob)
+	if err != nil {
+		return nil, err
+	}
+	sql, values := jobProgress.SQL, jobProgress.Args(args)
+	if citus {
+		sql, values = citusProgress(args, queue)
+	}
+	err = e.q.QueryRow(ctx, sql, values...).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
 	if err == pgx.ErrNoRows {
 		return nil, driver.ErrLeaseLost
 	}
