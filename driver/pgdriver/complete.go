@@ -81,8 +81,8 @@ type completeMany struct {
 	released int64
 }
 
-// On Citus a batch whose jobs name their queues visits those queues' shards
-// alone.
+// completeManyStmt answers a batch completion's statement: on Citus, when
+// the jobs name their queues, one that visits those queues' shards alone.
 func completeManyStmt(jobs []driver.CompleteParams, citus bool) (*completeMany, error) {
 	for _, c := range jobs {
 		if c.WorkerID != jobs[0].WorkerID {
@@ -94,9 +94,6 @@ func completeManyStmt(jobs []driver.CompleteParams, citus bool) (*completeMany, 
 	c := &completeMany{}
 	args := completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results}
 	c.sql, c.args = jobCompleteMany.SQL, jobCompleteMany.Args(args)
-	if queues := batchQueues(len(jobs), func(i int) string { return jobs[i].Queue }); citus && queues != nil {
-		c.sql, c.args = citusJobCompleteMany.SQL, citusJobCompleteMany.Args(completeManyQueuesArgs{args, queues})
-	}
 	c.read = func(rows pgx.Rows, err error) error {
 		if err != nil {
 			return err
@@ -114,6 +111,12 @@ func completeManyStmt(jobs []driver.CompleteParams, citus bool) (*completeMany, 
 			c.done = append(c.done, j)
 		}
 		return rows.Err()
+	}
+	if !citus {
+		return c, nil
+	}
+	if queues := batchQueues(len(jobs), func(i int) string { return jobs[i].Queue }); queues != nil {
+		c.sql, c.args = citusJobCompleteMany.SQL, citusJobCompleteMany.Args(completeManyQueuesArgs{args, queues})
 	}
 	return c, nil
 }
