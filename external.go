@@ -169,7 +169,7 @@ func (c *Client) HandBack(ctx context.Context, jobs []*JobRow) error {
 	var errs []error
 	var queues []string
 	for _, j := range jobs {
-		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
+		held := driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID, Queue: j.Queue}
 		back, err := outcome.SnoozeJob(ctx, c.driver, driver.SnoozeParams{HeldJob: held, RunAt: time.Now()})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("hand back job %d: %w", j.ID, err))
@@ -203,7 +203,7 @@ func (c *Client) held(ctx context.Context, id int64, workerID string, attempt in
 	if j.State != StateRunning || j.WorkerID != workerID {
 		return driver.HeldJob{}, leaseLost(j)
 	}
-	return driver.HeldJob{ID: id, Attempt: j.Attempt, WorkerID: workerID}, nil
+	return driver.HeldJob{ID: id, Attempt: j.Attempt, WorkerID: workerID, Queue: j.Queue}, nil
 }
 
 // checkAttempt checks a report's attempt, field naming it: 0 when not

@@ -33,7 +33,7 @@ type nextJob struct {
 }
 
 func (r *runningJob) held() driver.HeldJob {
-	return driver.HeldJob{ID: r.row.ID, Attempt: r.row.Attempt, WorkerID: r.client.config.ID}
+	return driver.HeldJob{ID: r.row.ID, Attempt: r.row.Attempt, WorkerID: r.client.config.ID, Queue: r.row.Queue}
 }
 
 // report saves progress or a checkpoint, extending the lease; a lost lease
@@ -157,6 +157,7 @@ func (s *runningSet) beat(ctx context.Context) error {
 		p.IDs = append(p.IDs, id)
 		p.Attempts = append(p.Attempts, r.row.Attempt)
 		p.Leases = append(p.Leases, r.lease)
+		p.Queues = append(p.Queues, r.row.Queue)
 		held[id] = r
 	}
 	s.mu.Unlock()

@@ -210,6 +210,10 @@ type HeldJob struct {
 	ID       int64
 	Attempt  int
 	WorkerID string
+	// Queue is the job's queue when the holder knows it, "" when not. It
+	// fences nothing: on a schema distributed on Citus it names the job's
+	// shard, so that the statement visits that shard alone.
+	Queue string
 }
 
 // HeartbeatParams extends the leases of jobs held by one worker.
@@ -218,6 +222,9 @@ type HeartbeatParams struct {
 	IDs      []int64
 	Attempts []int
 	Leases   []time.Duration
+	// Queues, when given, holds each job's queue (same index as IDs); as
+	// HeldJob.Queue, it names the jobs' shards on Citus.
+	Queues []string
 }
 
 // HeartbeatResult is a job whose lease was extended.

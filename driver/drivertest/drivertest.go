@@ -144,8 +144,9 @@ func (e *env) claimID(j *driver.Job, worker string, l time.Duration) *driver.Job
 	return got[0]
 }
 
+// held names a held job as a client's worker does: with its queue.
 func held(j *driver.Job) driver.HeldJob {
-	return driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID}
+	return driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: j.WorkerID, Queue: j.Queue}
 }
 
 func (e *env) complete(j *driver.Job, result string) {

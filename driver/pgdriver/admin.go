@@ -118,7 +118,15 @@ func (e executor) liveState(ctx context.Context, id int64) (driver.JobState, err
 }
 
 func (e executor) JobRetry(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, jobUnarchive.SQL, jobUnarchive.Args(idArg{id})...))
+	retry := func() (*driver.Job, error) {
+		return scanOne(e.q.QueryRow(ctx, jobUnarchive.SQL, jobUnarchive.Args(idArg{id})...))
+	}
+	if on, err := e.onCitus(ctx); err != nil {
+		return nil, err
+	} else if on {
+		retry = func() (*driver.Job, error) { return e.citusRetry(ctx, id) }
+	}
+	j, err := retry()
 	if err == driver.ErrNotFound {
 		return nil, e.explainState(ctx, id, "retry")
 	}
@@ -137,7 +145,15 @@ func (e executor) JobPause(ctx context.Context, id int64) (*driver.Job, error) {
 }
 
 func (e executor) JobResume(ctx context.Context, id int64) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, jobResume.SQL, jobResume.Args(idArg{id})...))
+	resume := func() (*driver.Job, error) {
+		return scanOne(e.q.QueryRow(ctx, jobResume.SQL, jobResume.Args(idArg{id})...))
+	}
+	if on, err := e.onCitus(ctx); err != nil {
+		return nil, err
+	} else if on {
+		resume = func() (*driver.Job, error) { return e.citusResume(ctx, id) }
+	}
+	j, err := resume()
 	if err == driver.ErrNotFound {
 		return nil, e.explainState(ctx, id, "resume")
 	}

@@ -72,6 +72,11 @@ func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job,
 
 // JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
 func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+	if on, err := e.onCitus(ctx); err != nil {
+		return nil, err
+	} else if on {
+		return e.citusBulk(ctx, citusJobQueues, citusJobResumeMany, ids)
+	}
 	return e.bulkMany(ctx, jobResumeMany, ids)
 }
 
@@ -104,10 +109,18 @@ func (e executor) bulkTx(ctx context.Context, fn func(tx executor) error) error 
 // job at a time, as JobRetry takes it.
 func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
 	var out []*driver.Job
-	err := e.bulkTx(ctx, func(tx executor) (err error) {
-		out, err = scanJobs(tx.q.Query(ctx, jobUnarchiveMany.SQL, jobUnarchiveMany.Args(idsArg{ids})...))
-		return err
-	})
+	on, err := e.onCitus(ctx)
+	switch {
+	case err != nil:
+		return nil, err
+	case on:
+		out, err = e.citusBulk(ctx, citusArchivedQueues, citusJobUnarchiveMany, ids)
+	default:
+		err = e.bulkTx(ctx, func(tx executor) (err error) {
+			out, err = scanJobs(tx.q.Query(ctx, jobUnarchiveMany.SQL, jobUnarchiveMany.Args(idsArg{ids})...))
+			return err
+		})
+	}
 	if !isUniqueViolation(err) {
 		return out, err
 	}

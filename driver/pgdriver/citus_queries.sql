@@ -88,17 +88,20 @@ SELECT state FROM skiplock_jobs WHERE id = @id AND queue = @queue FOR UPDATE;
 -- name: CitusJobFailHeld
 -- JobFailHeld, each part in the job's queue: one shard's statement. A copy
 -- of queries.sql's JobFailHeld with the queue added: change both together.
+-- Whether the retry is due is read in h (a wait of 0 or less), so that the
+-- update's CASE holds no now(), which Citus refuses there.
 WITH h AS (
     SELECT id, cancel_requested, pause_requested AND NOT cancel_requested AS pause,
            @retryable::boolean AND attempt <= max_retries AS retryable,
            now() + make_interval(secs => coalesce((@waits::float8[])[array_position(@wait_kinds::text[], kind)],
-               @wait::float8)) AS run_at
+               @wait::float8)) AS run_at,
+           coalesce((@waits::float8[])[array_position(@wait_kinds::text[], kind)], @wait::float8) <= 0 AS due
     FROM skiplock_jobs
     WHERE id = @id AND queue = @queue AND attempt = @attempt AND worker_id = @worker_id AND state = 'running'
     FOR UPDATE
 ), kept AS (
     UPDATE skiplock_jobs j
-    SET state = CASE WHEN h.pause THEN 'paused' WHEN h.run_at <= now() THEN 'pending' ELSE 'scheduled' END,
+    SET state = CASE WHEN h.pause THEN 'paused' WHEN h.due THEN 'pending' ELSE 'scheduled' END,
         run_at = CASE WHEN h.pause THEN j.run_at ELSE h.run_at END,
         attempt = j.attempt - CASE WHEN h.pause THEN 1 ELSE 0 END,
         errors = CASE WHEN h.pause THEN j.errors ELSE j.errors || jsonb_set(@error::jsonb, ARRAY['0', 'retryable'], 'true') END,
@@ -130,3 +133,52 @@ SET lease_until = to_timestamp(extract(epoch FROM now()) + (@leases::jsonb ->> j
 WHERE j.id = ANY(@ids::bigint[]) AND j.worker_id = @worker_id AND j.state = 'running'
   AND j.attempt = (@attempts::jsonb ->> j.id::text)::int
 RETURNING j.id, j.lease_until, j.cancel_requested, j.pause_requested;
+
+-- name: CitusJobByKey
+-- JobByKey in the insert's queue, one shard: on Citus a key is unique per
+-- tenant and queue (citus.sql), so a job of another queue with the same key
+-- is not the one the insert met.
+SELECT {{cols}} FROM skiplock_jobs WHERE tenant = @tenant AND idempotency_key = @key AND queue = @queue;
+
+
+-- name: CitusJobQueues
+-- The queues of live jobs, read from every shard without a lock.
+SELECT id, queue FROM skiplock_jobs WHERE id = ANY(@ids::bigint[]);
+
+-- name: CitusArchivedQueues
+SELECT DISTINCT id, queue FROM skiplock_jobs_archive WHERE id = ANY(@ids::bigint[]);
+
+-- name: CitusJobResumeMany
+-- JobResumeMany in one queue, one shard's statement, without dependencies
+-- (Citus refuses them). The state's CASE is in a subquery, where Citus
+-- allows it: the shard runs it, and with one copy of each shard nothing
+-- can disagree.
+UPDATE skiplock_jobs j
+SET state = (SELECT CASE WHEN j.run_at > now() THEN 'scheduled' ELSE 'pending' END), updated_at = now()
+WHERE j.id = ANY(@ids::bigint[]) AND j.queue = @queue AND j.state = 'paused'
+RETURNING {{cols}};
+
+-- name: CitusJobUnarchive
+-- JobUnarchive in one queue, one shard's statement, without parents to
+-- wait for (Citus refuses dependencies): a key a live job holds fails it.
+WITH d AS (
+    DELETE FROM skiplock_jobs_archive WHERE id = @id AND queue = @queue AND state IN ('failed', 'cancelled')
+    RETURNING *
+)
+INSERT INTO skiplock_jobs ({{cols}})
+SELECT {{cols d: state='pending', max_retries=d.max_retries - d.attempt_base + d.attempt, attempt_base=d.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, started_at=NULL, heartbeat_at=NULL, cancel_requested=false, progress=0, progress_message=''}}
+FROM d
+RETURNING {{cols}};
+
+-- name: CitusJobUnarchiveMany
+-- JobUnarchiveMany in one queue: a job whose key a live job holds stays.
+WITH d AS (
+    DELETE FROM skiplock_jobs_archive a WHERE a.id = ANY(@ids::bigint[]) AND a.queue = @queue AND a.state IN ('failed', 'cancelled')
+      AND (a.idempotency_key IS NULL OR NOT EXISTS (SELECT 1 FROM skiplock_jobs l
+           WHERE l.idempotency_key = a.idempotency_key AND l.tenant = a.tenant AND l.queue = @queue))
+    RETURNING *
+)
+INSERT INTO skiplock_jobs ({{cols}})
+SELECT {{cols d: state='pending', max_retries=d.max_retries - d.attempt_base + d.attempt, attempt_base=d.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, started_at=NULL, heartbeat_at=NULL, cancel_requested=false, progress=0, progress_message=''}}
+FROM d
+RETURNING {{cols}};

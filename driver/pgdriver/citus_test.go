@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/drivertest"
@@ -18,8 +19,7 @@ const (
 	citusRefusesFlow   = "concurrency and rate keys are refused on Citus: their slots are freed by a trigger, and a shard cannot write another table"
 	citusRefusesWindow = "window idempotency keys are refused on Citus: it runs no now() in an ON CONFLICT clause"
 	citusFair          = "fair claims (Config.Fairness) walk the tenants with a recursive CTE, which Citus runs only inside one shard"
-	citusOneJob        = "failing, retrying (manual retries too), snoozing, pausing, resuming, cancelling one job and its progress update the job with now() inside a CASE (or clock_timestamp()), or lock it across shards, which Citus refuses"
-	citusRestore       = "restoring from the archive joins it with the jobs on id, not on queue, which Citus refuses"
+	citusRestore       = "restoring from the vault checks each id against the jobs and the archive of every queue (a join on id, not on queue) and locks parents across shards, which Citus refuses"
 	citusDown          = "migrate down sends several commands as one prepared statement, which Citus refuses on a distributed schema"
 )
 
@@ -48,37 +48,14 @@ var citusSkips = map[string]string{
 	"FairClaimSharesTenants":                                 citusFair,
 	"FairClaimSkipsPausedQueues":                             citusFair,
 	"FairClaimWeights":                                       citusFair,
-	"Activity":                                               citusOneJob,
-	"BulkManyChunks":                                         citusOneJob,
-	"BulkManyRetrySharedKey":                                 citusOneJob,
-	"BulkSelectAndDelete":                                    citusOneJob,
-	"Cancel":                                                 citusOneJob,
-	"FailRetriesThenFails":                                   citusOneJob,
-	"JobFail_honours_cancel_and_pause_requests":              citusOneJob,
-	"JobFail_is_fenced_and_settles_dependents":               citusOneJob,
-	"JobFail_retries_after_the_kind's_wait,_then_fails":      citusOneJob,
-	"JobMetrics":                                             citusOneJob,
-	"ListFilters":                                            citusOneJob,
-	"ManualRetry":                                            citusOneJob,
-	"PauseResume":                                            citusOneJob,
-	"PauseRunningKeepsCheckpointAndAttempt":                  citusOneJob,
-	"ProgressAndCheckpoint":                                  citusOneJob,
-	"ProgressLeasePerKind":                                   citusOneJob,
-	"RescuePausesJobsAskedToPause":                           citusOneJob,
-	"RestoreQueue":                                           citusOneJob,
-	"RestoreQueueWaits":                                      citusOneJob,
-	"RestoreSkipsPresent":                                    citusOneJob,
-	"SnoozeSpendsNoAttempt":                                  citusOneJob,
-	"TransitionsAreFenced":                                   citusOneJob,
-	"IDsPast2To31Lifecycle":                                  citusOneJob,
-	"RetriedJobRefusesTheLostRunsReport":                     citusOneJob,
-	"FilterPayloadAndErrors":                                 citusOneJob,
-	"Snooze_applies_outcome.Decide":                          citusOneJob,
-	"Fail_applies_outcome.Decide":                            citusOneJob,
-	"Fail_waits_as_the_kind's_wait_says":                     citusOneJob,
 	"RestoreArchive":                                         citusRestore,
 	"RestoreFirstID":                                         citusRestore,
+	"RestoreQueue":                                           citusRestore,
+	"RestoreQueueWaits":                                      citusRestore,
+	"RestoreSkipsPresent":                                    citusRestore,
 	"QueueListArchivedQueues":                                citusRestore,
+	"JobFail_is_fenced_and_settles_dependents":               citusRefusesDeps,
+	"IDsPast2To31Lifecycle":                                  citusRefusesDeps,
 	"MigrationsDownUp":                                       citusDown,
 }
 
@@ -139,5 +116,50 @@ func TestCitusRefusesWhatItCannotDistribute(t *testing.T) {
 	var n int
 	if err := d.Pool().QueryRow(ctx, `SELECT count(*) FROM skiplock_jobs`).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("jobs stored: %d, %v; want the plain one only", n, err)
+	}
+}
+
+// TestCitusThroughOpen: a driver opened on a URL, whose claims and
+// completions run on pools of their own, knows the schema is distributed
+// there too: it claims (without the forced generic plan Citus cannot
+// distribute), heartbeats, completes and fails in the jobs' shards.
+func TestCitusThroughOpen(t *testing.T) {
+	_, url := pgtest.CitusSchema(t)
+	d, err := pgdriver.Open(t.Context(), url, pgdriver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	ctx := t.Context()
+	var ps []*driver.InsertParams
+	for range 8 {
+		ps = append(ps, &driver.InsertParams{Kind: "a", Queue: "q", Priority: 5, MaxRetries: 3})
+	}
+	if _, err := d.JobInsertMany(ctx, ps); err != nil {
+		t.Fatal(err)
+	}
+	var held []*driver.Job
+	for range 8 { // past the five custom plans PostgreSQL makes before a generic one
+		got, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "q", WorkerID: "w", Max: 1, DefaultLease: time.Minute})
+		if err != nil || len(got) != 1 {
+			t.Fatalf("claim: %v, %v", got, err)
+		}
+		held = append(held, got[0])
+	}
+	h := func(j *driver.Job) driver.HeldJob {
+		return driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: "w", Queue: j.Queue}
+	}
+	if res, err := d.JobHeartbeat(ctx, driver.HeartbeatParams{WorkerID: "w", IDs: []int64{held[0].ID},
+		Attempts: []int{1}, Leases: []time.Duration{time.Hour}, Queues: []string{"q"}}); err != nil || len(res) != 1 {
+		t.Fatalf("heartbeat: %v, %v", res, err)
+	}
+	done, err := d.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: h(held[0])}, {HeldJob: h(held[1])}})
+	if err != nil || len(done) != 2 {
+		t.Fatalf("complete: %v, %v", done, err)
+	}
+	j, err := d.JobFail(ctx, driver.FailParams{HeldJob: h(held[2]), Wait: time.Hour,
+		Error: driver.AttemptError{Attempt: 1, Type: "t", Message: "again", Retryable: true}})
+	if err != nil || j.State != driver.StateScheduled {
+		t.Fatalf("fail: %v, %v; want scheduled", j, err)
 	}
 }

@@ -18,7 +18,16 @@ func (e executor) JobComplete(ctx context.Context, p driver.CompleteParams) (*dr
 	s := newJobScanner()
 	var released int64
 	s.dest = append(s.dest, &released)
-	j, err := s.scan(e.q.QueryRow(ctx, jobCompleteHeld.SQL, jobCompleteHeld.Args(completeHeldArgs{heldArgs(p.HeldJob), nullable(p.Result)})...))
+	args := completeHeldArgs{heldArgs(p.HeldJob), nullable(p.Result)}
+	queue, citus, err := e.heldQueue(ctx, p.HeldJob)
+	if err != nil {
+		return nil, err
+	}
+	sql, values := jobCompleteHeld.SQL, jobCompleteHeld.Args(args)
+	if citus {
+		sql, values = citusJobCompleteHeld.SQL, citusJobCompleteHeld.Args(citusCompleteArgs{args, queue})
+	}
+	j, err := s.scan(e.q.QueryRow(ctx, sql, values...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, driver.ErrLeaseLost
 	}
@@ -47,7 +56,11 @@ func (e executor) JobCompleteMany(ctx context.Context, jobs []driver.CompletePar
 	if len(jobs) == 0 {
 		return nil, nil
 	}
-	c, err := completeManyStmt(jobs)
+	citus, err := e.onCitus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := completeManyStmt(jobs, citus)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +81,9 @@ type completeMany struct {
 	released int64
 }
 
-func completeManyStmt(jobs []driver.CompleteParams) (*completeMany, error) {
+// completeManyStmt answers a batch completion's statement: on Citus, when
+// the jobs name their queues, one that visits those queues' shards alone.
+func completeManyStmt(jobs []driver.CompleteParams, citus bool) (*completeMany, error) {
 	for _, c := range jobs {
 		if c.WorkerID != jobs[0].WorkerID {
 			return nil, fmt.Errorf("complete batch mixes workers %q and %q", jobs[0].WorkerID, c.WorkerID)
@@ -77,8 +92,8 @@ func completeManyStmt(jobs []driver.CompleteParams) (*completeMany, error) {
 	ids, attempts, results := batchArgs(len(jobs), func(i int) (int64, int) { return jobs[i].ID, jobs[i].Attempt },
 		func(b []byte, i int) []byte { return append(b, jobs[i].Result...) })
 	c := &completeMany{}
-	c.sql = jobCompleteMany.SQL
-	c.args = jobCompleteMany.Args(completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results})
+	args := completeManyArgs{batchHeldArgs{jobs[0].WorkerID, ids, attempts}, results}
+	c.sql, c.args = jobCompleteMany.SQL, jobCompleteMany.Args(args)
 	c.read = func(rows pgx.Rows, err error) error {
 		if err != nil {
 			return err
@@ -96,6 +111,12 @@ func completeManyStmt(jobs []driver.CompleteParams) (*completeMany, error) {
 			c.done = append(c.done, j)
 		}
 		return rows.Err()
+	}
+	if !citus {
+		return c, nil
+	}
+	if queues := batchQueues(len(jobs), func(i int) string { return jobs[i].Queue }); queues != nil {
+		c.sql, c.args = citusJobCompleteMany.SQL, citusJobCompleteMany.Args(completeManyQueuesArgs{args, queues})
 	}
 	return c, nil
 }

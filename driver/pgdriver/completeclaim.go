@@ -18,7 +18,11 @@ func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompletePa
 	if p.Fair != nil || p.Flow || e.inCallersTx() {
 		return driver.CompleteThenClaim(ctx, e.inTx, done, p)
 	}
-	complete, err := completeManyStmt(done)
+	citus, err := e.onCitus(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	complete, err := completeManyStmt(done, citus)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,22 +20,16 @@ func (e executor) JobFail(ctx context.Context, p driver.FailParams) (*driver.Job
 	s.dest = append(s.dest, &settle)
 	kinds, waits := kindLeases([]string{}, p.WaitKinds, p.Waits)
 	args := failArgs{heldArgs(p.HeldJob), p.Error.Retryable, errorEntry(&p.Error), secs(p.Wait), kinds, waits}
-	citus, err := e.onCitus(ctx)
+	queue, citus, err := e.heldQueue(ctx, p.HeldJob)
 	if err != nil {
 		return nil, err
 	}
-	row := func() pgx.Row { return e.q.QueryRow(ctx, jobFailHeld.SQL, jobFailHeld.Args(args)...) }
+	sql, values := jobFailHeld.SQL, jobFailHeld.Args(args)
 	if citus {
-		// One shard's statement: the job's queue first (citus.go).
-		queue, err := e.jobQueue(ctx, p.ID)
-		if err != nil {
-			return nil, err
-		}
-		row = func() pgx.Row {
-			return e.q.QueryRow(ctx, citusJobFailHeld.SQL, citusJobFailHeld.Args(citusFailArgs{args, queue})...)
-		}
+		// One shard's statement (citus_held.go).
+		sql, values = citusJobFailHeld.SQL, citusJobFailHeld.Args(citusFailArgs{args, queue})
 	}
-	j, err := s.scan(row())
+	j, err := s.scan(e.q.QueryRow(ctx, sql, values...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, driver.ErrLeaseLost
 	}

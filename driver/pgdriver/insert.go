@@ -185,7 +185,7 @@ func (e executor) insertActive(ctx context.Context, p *driver.InsertParams, args
 			return driver.InsertResult{}, err
 		}
 		// The key is live; the holder may finish before we read it, then we try again.
-		j, err = scanOne(e.q.QueryRow(ctx, jobByKey.SQL, jobByKey.Args(keyArgs{p.Tenant, p.IdempotencyKey})...))
+		j, err = e.jobByKey(ctx, p)
 		if err == nil {
 			return driver.InsertResult{Job: j, Duplicate: true}, nil
 		}

@@ -202,14 +202,18 @@ func (e executor) JobHeartbeat(ctx context.Context, p driver.HeartbeatParams) ([
 		})
 		return err
 	}
-	stmt := jobHeartbeat
+	args := heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases}
+	sql, values := jobHeartbeat.SQL, jobHeartbeat.Args(args)
 	if citus, err := e.onCitus(ctx); err != nil {
 		return nil, err
 	} else if citus {
-		stmt = citusJobHeartbeat
+		// The shards of the jobs' queues when the holder named them all.
+		sql, values = citusJobHeartbeat.SQL, citusJobHeartbeat.Args(args)
+		if qs := batchQueues(len(p.IDs), func(i int) string { return queueAt(p.Queues, i) }); qs != nil {
+			sql, values = citusJobHeartbeatQueues.SQL, citusJobHeartbeatQueues.Args(heartbeatQueuesArgs{args, qs})
+		}
 	}
-	args := stmt.Args(heartbeatArgs{batchHeldArgs{p.WorkerID, ids, attempts}, leases})
-	return out, e.pinned(ctx, genericPlan, stmt.SQL, args, read)
+	return out, e.pinned(ctx, genericPlan, sql, values, read)
 }
 
 // batchArgs answers the ids of a batch of n held jobs in id order, the
@@ -263,79 +267,16 @@ func appendKey(b []byte, id int64) []byte {
 	return append(b, '"', ':')
 }
 
-func (e executor) LockHeld(ctx context.Context, h driver.HeldJob) (driver.HeldState, error) {
-	var s driver.HeldState
-	row, err := e.lockHeldRow(ctx, h)
-	if err != nil {
-		return s, err
-	}
-	err = row.Scan(&s.Kind, &s.Attempt, &s.MaxRetries, &s.CancelRequested, &s.PauseRequested)
-	if err == pgx.ErrNoRows {
-		return s, driver.ErrLeaseLost
-	}
-	return s, err
-}
-
-// lockHeldRow locks a held job's row: in its queue's shard on Citus (a
-// job not live there reads as no row).
-func (e executor) lockHeldRow(ctx context.Context, h driver.HeldJob) (pgx.Row, error) {
-	citus, err := e.onCitus(ctx)
-	if err != nil || !citus {
-		return e.q.QueryRow(ctx, jobHeldForUpdate.SQL, jobHeldForUpdate.Args(heldArgs(h))...), err
-	}
-	queue, err := e.jobQueue(ctx, h.ID)
-	if err != nil {
-		return nil, err
-	}
-	return e.q.QueryRow(ctx, citusJobHeldForUpdate.SQL, citusJobHeldForUpdate.Args(citusHeldArgs{heldArgs(h), queue})...), nil
-}
-
-func (e executor) RetryHeld(ctx context.Context, h driver.HeldJob, at time.Time, entry *driver.AttemptError, unspend bool) (*driver.Job, error) {
-	give := 0
-	if unspend {
-		give = 1
-	}
-	j, err := scanOne(e.q.QueryRow(ctx, jobRetryLater.SQL, jobRetryLater.Args(retryArgs{heldArgs(h), at, errorEntry(entry), give})...))
-	if err == driver.ErrNotFound {
-		return nil, driver.ErrLeaseLost
-	}
-	return j, err
-}
-
-func (e executor) ArchiveHeld(ctx context.Context, h driver.HeldJob, state driver.JobState, entry *driver.AttemptError) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, jobArchiveHeld.SQL, jobArchiveHeld.Args(archiveHeldArgs{heldArgs(h), string(state), errorEntry(entry)})...))
-	if err == driver.ErrNotFound {
-		return nil, driver.ErrLeaseLost
-	}
-	return j, err
-}
-
-func (e executor) JobProgress(ctx context.Context, p driver.ProgressParams) (*driver.HeartbeatResult, error) {
-	var h driver.HeartbeatResult
-	leaseKinds, leases := kindLeases([]string{}, p.LeaseKinds, p.Leases)
-	args := jobProgress.Args(progressArgs{heldArgs(p.HeldJob), p.Progress, p.ProgressMessage,
-		nullable(p.Checkpoint), secs(p.Lease), leaseKinds, leases})
-	err := e.q.QueryRow(ctx, jobProgress.SQL, args...).Scan(&h.ID, scanTime(&h.LeaseUntil), &h.CancelRequested, &h.PauseRequested)
-	if err == pgx.ErrNoRows {
-		return nil, driver.ErrLeaseLost
-	}
-	return &h, err
-}
-
 func (e executor) JobGet(ctx context.Context, id int64) (*driver.Job, error) {
 	return scanOne(e.q.QueryRow(ctx, jobGet.SQL, jobGet.Args(idArg{id})...))
 }
 
 var (
-	jobNextIDs       = bind[countArg]("JobNextIDs")
-	jobClaim         = bind[pagedClaimArgs]("JobClaim")
-	jobHeartbeat     = bind[heartbeatArgs]("JobHeartbeat")
-	jobCompleteMany  = bind[completeManyArgs]("JobCompleteMany")
-	jobHeldForUpdate = bind[heldArgs]("JobHeldForUpdate")
-	jobRetryLater    = bind[retryArgs]("JobRetryLater")
-	jobArchiveHeld   = bind[archiveHeldArgs]("JobArchiveHeld")
-	jobProgress      = bind[progressArgs]("JobProgress")
-	jobGet           = bind[idArg]("JobGet")
+	jobNextIDs      = bind[countArg]("JobNextIDs")
+	jobClaim        = bind[pagedClaimArgs]("JobClaim")
+	jobHeartbeat    = bind[heartbeatArgs]("JobHeartbeat")
+	jobCompleteMany = bind[completeManyArgs]("JobCompleteMany")
+	jobGet          = bind[idArg]("JobGet")
 )
 
 type countArg struct {
@@ -360,27 +301,4 @@ type heartbeatArgs struct {
 type completeManyArgs struct {
 	batchHeldArgs
 	Results []byte `sql:"results"`
-}
-
-type retryArgs struct {
-	heldArgs
-	RunAt  time.Time `sql:"run_at"`
-	Error  string    `sql:"error"`
-	Refund int       `sql:"refund"` // 1 gives the attempt back
-}
-
-type archiveHeldArgs struct {
-	heldArgs
-	State string `sql:"state"`
-	Error string `sql:"error"`
-}
-
-type progressArgs struct {
-	heldArgs
-	Progress        *int      `sql:"progress"`
-	ProgressMessage *string   `sql:"progress_message"`
-	Checkpoint      any       `sql:"checkpoint"`
-	Lease           float64   `sql:"lease"`
-	LeaseKinds      []string  `sql:"lease_kinds"`
-	Leases          []float64 `sql:"leases"`
 }

@@ -200,6 +200,9 @@ func (e executor) ArchivedState(ctx context.Context, id int64) (driver.JobState,
 // queues of jobs another release made runnable first too: this one's
 // transaction may hold their rows locked (JobReleaseWaiting).
 func (e executor) ReleaseWaiting(ctx context.Context) ([]string, error) {
+	if on, err := e.onCitus(ctx); err != nil || on {
+		return nil, err // no job waits on Citus, which refuses dependencies
+	}
 	queues, err := collectStrings(e.q.Query(ctx, q("JobReleaseWaiting")))
 	if err != nil || len(queues) == 0 {
 		return queues, err

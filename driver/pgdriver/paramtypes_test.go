@@ -23,15 +23,21 @@ var int4Params = map[string][]string{
 	"JobPauseHeld":     {"attempt"},    // attempt
 	"JobFailHeld":      {"attempt"},    // attempt
 	// The Citus copies of those statements, with the queue added.
-	"CitusJobFailHeld":      {"attempt"},
-	"CitusJobHeldForUpdate": {"attempt"},
-	"JanitorRunSave":        {"partitions"},        // partitions dropped by one run
-	"JobRetryLater":         {"attempt", "refund"}, // attempt, attempt refunded
-	"JobInsert":             {"max_retries"},       // max_retries
-	"JobInsertWithID":       {"max_retries"},       // max_retries
-	"JobInsertStart":        {"max_retries"},       // max_retries
-	"JobNextIDs":            {"count"},             // how many ids a batch takes
-	"ProcessBeat":           {"pid"},               // an operating system's process id
+	"CitusJobFailHeld":          {"attempt"},
+	"CitusJobHeldForUpdate":     {"attempt"},
+	"CitusJobProgress":          {"attempt"},
+	"CitusJobProgressKeepLease": {"attempt"},
+	"CitusJobArchiveHeld":       {"attempt"},
+	"CitusJobCompleteHeld":      {"attempt"},
+	"CitusJobPauseHeld":         {"attempt"},
+	"CitusJobRetryLater":        {"attempt", "refund"},
+	"JanitorRunSave":            {"partitions"},        // partitions dropped by one run
+	"JobRetryLater":             {"attempt", "refund"}, // attempt, attempt refunded
+	"JobInsert":                 {"max_retries"},       // max_retries
+	"JobInsertWithID":           {"max_retries"},       // max_retries
+	"JobInsertStart":            {"max_retries"},       // max_retries
+	"JobNextIDs":                {"count"},             // how many ids a batch takes
+	"ProcessBeat":               {"pid"},               // an operating system's process id
 }
 
 // TestNoIDParameterIsInt4 prepares every statement and checks that its

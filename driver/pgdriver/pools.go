@@ -170,8 +170,8 @@ type roles struct {
 
 // routeRoles sends claims and completions to their pools.
 func (d *Driver) routeRoles(p rolePools) {
-	d.roles.claims = executor{q: p.claims, n: d.notifier, sp: d.sp}
-	d.roles.completions = executor{q: p.completions, n: d.notifier, sp: d.sp}
+	d.roles.claims = executor{q: p.claims, n: d.notifier, sp: d.sp, citus: d.citus}
+	d.roles.completions = executor{q: p.completions, n: d.notifier, sp: d.sp, citus: d.citus}
 	if p.claims != p.maintenance {
 		d.roles.close = func() {
 			p.claims.Close()

@@ -42,10 +42,16 @@ var historySQL string
 //go:embed citus_queries.sql
 var citusQueriesSQL string
 
+// citusHeldSQL holds the statements of held jobs on a schema distributed on
+// Citus (citus_held.go); it starts with a "-- name:" line too.
+//
+//go:embed citus_held.sql
+var citusHeldSQL string
+
 // queries are the driver's statements, expanded once at start-up, their
 // @name parameters numbered $1, $2, … so that they prepare and plan as
 // written.
-var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+historySQL+"\n"+citusQueriesSQL,
+var queries = sqlset.MustParse("pgdriver", queriesSQL+"\n"+retentionSQL+"\n"+flowSQL+"\n"+fairSQL+"\n"+bulkSQL+"\n"+historySQL+"\n"+citusQueriesSQL+"\n"+citusHeldSQL,
 	sqlset.JobColumns, sqlset.Numbered("$"), sqlset.Table("skiplock_jobs"))
 
 // q answers a statement without parameters (every parameter is named).
@@ -74,10 +80,13 @@ type (
 	idsArg struct {
 		IDs []int64 `sql:"ids"`
 	}
+	// heldArgs is driver.HeldJob; its Queue is a parameter of the Citus
+	// statements only (citusHeldArgs).
 	heldArgs struct {
 		ID       int64  `sql:"id"`
 		Attempt  int    `sql:"attempt"`
 		WorkerID string `sql:"worker_id"`
+		Queue    string
 	}
 	limitArg struct {
 		Limit int `sql:"limit"`

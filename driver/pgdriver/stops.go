@@ -14,7 +14,15 @@ func (e executor) JobRequestPause(ctx context.Context, id int64) (*driver.Job, e
 
 // JobPauseHeld pauses a held job asked to pause; see driver.StopStore.
 func (e executor) JobPauseHeld(ctx context.Context, h driver.HeldJob) (*driver.Job, error) {
-	j, err := scanOne(e.q.QueryRow(ctx, jobPauseHeld.SQL, jobPauseHeld.Args(heldArgs(h))...))
+	queue, citus, err := e.heldQueue(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	sql, values := jobPauseHeld.SQL, jobPauseHeld.Args(heldArgs(h))
+	if citus {
+		sql, values = citusJobPauseHeld.SQL, citusJobPauseHeld.Args(citusHeldArgs{heldArgs(h), queue})
+	}
+	j, err := scanOne(e.q.QueryRow(ctx, sql, values...))
 	if err == driver.ErrNotFound {
 		return nil, driver.ErrLeaseLost
 	}
