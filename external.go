@@ -187,20 +187,22 @@ func (c *Client) HandBack(ctx context.Context, jobs []*JobRow) error {
 
 // held fences a report of workerID on job id. A report that names its
 // attempt is fenced on it as is (the driver's statement refuses any other),
-// without a read; otherwise the job must be running under that worker and
-// its current attempt joins the fence.
-func (c *Client) held(ctx context.Context, id int64, workerID string, attempt int) (driver.HeldJob, error) {
+// without a read; otherwise the job must be running under that worker (and
+// in queue, when given) and its current attempt joins the fence. queue,
+// the job's as the claim answered it, names its shard on Citus, where a
+// wrong one finds no job held there (ErrLeaseLost).
+func (c *Client) held(ctx context.Context, id int64, workerID string, attempt int, queue string) (driver.HeldJob, error) {
 	if err := checkAttempt("attempt", attempt); err != nil {
 		return driver.HeldJob{}, err
 	}
 	if attempt > 0 {
-		return driver.HeldJob{ID: id, Attempt: attempt, WorkerID: workerID}, nil
+		return driver.HeldJob{ID: id, Attempt: attempt, WorkerID: workerID, Queue: queue}, nil
 	}
 	j, err := c.driver.JobGet(ctx, id)
 	if err != nil {
 		return driver.HeldJob{}, err
 	}
-	if j.State != StateRunning || j.WorkerID != workerID {
+	if j.State != StateRunning || j.WorkerID != workerID || (queue != "" && j.Queue != queue) {
 		return driver.HeldJob{}, leaseLost(j)
 	}
 	return driver.HeldJob{ID: id, Attempt: j.Attempt, WorkerID: workerID, Queue: j.Queue}, nil
@@ -241,6 +243,12 @@ type HeartbeatParams struct {
 	// Attempt is the claimed job's attempt; when set (> 0), a report for
 	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
 	Attempt int
+	// Queue is the job's queue as the claim answered it ("" when not
+	// known). On a schema distributed on Citus it sends the report to that
+	// queue's shard alone; a queue that is not the job's answers
+	// ErrLeaseLost there. Elsewhere it is checked only when the report has
+	// no Attempt (the job is read then).
+	Queue string
 	// Lease extends the lease from now (default: the job's kind's lease,
 	// from its worker options or contract, else Config.Lease).
 	Lease           time.Duration
@@ -266,7 +274,7 @@ func (c *Client) Heartbeat(ctx context.Context, id int64, p HeartbeatParams) (*H
 			return nil, inputError(err)
 		}
 	}
-	h, err := c.held(ctx, id, p.WorkerID, p.Attempt)
+	h, err := c.held(ctx, id, p.WorkerID, p.Attempt, p.Queue)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +301,13 @@ type CompleteParams struct {
 	// Attempt is the claimed job's attempt; when set (> 0), a report for
 	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
 	Attempt int
-	Result  json.RawMessage
+	// Queue is the job's queue as the claim answered it ("" when not
+	// known). On a schema distributed on Citus it sends the report to that
+	// queue's shard alone; a queue that is not the job's answers
+	// ErrLeaseLost there. Elsewhere it is checked only when the report has
+	// no Attempt (the job is read then).
+	Queue  string
+	Result json.RawMessage
 	// Next are next-stage jobs, inserted in the completion's transaction;
 	// they inherit the job's workflow id and tenant unless they set theirs.
 	Next []InsertManyParams
@@ -305,7 +319,7 @@ func (c *Client) Complete(ctx context.Context, id int64, p CompleteParams) (*Job
 	if len(p.Result) > 0 && !json.Valid(p.Result) {
 		return nil, nil, invalid("result", "must be valid JSON")
 	}
-	h, err := c.held(ctx, id, p.WorkerID, p.Attempt)
+	h, err := c.held(ctx, id, p.WorkerID, p.Attempt, p.Queue)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -22,7 +22,11 @@ type CompleteManyItem struct {
 	// any other attempt is refused (ErrLeaseLost). Without it the job is
 	// read first, as Complete does.
 	Attempt int
-	Result  json.RawMessage
+	// Queue is the job's queue as the claim answered it, as
+	// CompleteParams.Queue: a batch whose every job names it visits only
+	// those queues' shards on Citus.
+	Queue  string
+	Result json.RawMessage
 }
 
 // CompleteManyResult answers one job of a batch report: Err is nil when
@@ -63,7 +67,7 @@ func (c *Client) heldReports(ctx context.Context, workerID string, items []Compl
 	params := make([]driver.CompleteParams, 0, len(items))
 	for i, it := range items {
 		out[i].ID = it.ID
-		h, err := c.held(ctx, it.ID, workerID, it.Attempt)
+		h, err := c.held(ctx, it.ID, workerID, it.Attempt, it.Queue)
 		if err != nil {
 			if !isRefusal(err) {
 				return nil, nil, err

@@ -13,7 +13,13 @@ type FailParams struct {
 	WorkerID string
 	// Attempt is the claimed job's attempt; when set (> 0), a report for
 	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
-	Attempt   int
+	Attempt int
+	// Queue is the job's queue as the claim answered it ("" when not
+	// known). On a schema distributed on Citus it sends the report to that
+	// queue's shard alone; a queue that is not the job's answers
+	// ErrLeaseLost there. Elsewhere it is checked only when the report has
+	// no Attempt (the job is read then).
+	Queue     string
 	ErrorType string
 	Message   string
 	// Retryable false fails the job for good.
@@ -46,7 +52,7 @@ func (c *Client) Fail(ctx context.Context, id int64, p FailParams) (*JobRow, err
 	if p.ErrorType == "" {
 		p.ErrorType = "error"
 	}
-	h, err := c.held(ctx, id, p.WorkerID, p.Attempt)
+	h, err := c.held(ctx, id, p.WorkerID, p.Attempt, p.Queue)
 	if err != nil {
 		return nil, err
 	}

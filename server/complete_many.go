@@ -23,6 +23,7 @@ type completeManyBody struct {
 type completeManyItem struct {
 	ID      *int64          `json:"id"`
 	Attempt *int            `json:"attempt"`
+	Queue   *string         `json:"queue"`
 	Result  json.RawMessage `json:"result"`
 }
 
@@ -105,6 +106,9 @@ func (s *Server) parseReports(field string, jobs []completeManyItem) ([]skiplock
 		items[i].ID = *j.ID
 		var err error
 		if items[i].Attempt, err = reportAttempt(at+".attempt", j.Attempt); err != nil {
+			return nil, err
+		}
+		if items[i].Queue, err = reportQueue(at+".queue", j.Queue); err != nil {
 			return nil, err
 		}
 		if int64(len(j.Result)) > s.cfg.MaxPayloadBytes {

@@ -166,6 +166,7 @@ func (s *Server) claimWaiting(ctx context.Context, done []skiplock.CompleteManyI
 type heartbeatBody struct {
 	WorkerID        string          `json:"worker_id"`
 	Attempt         *int            `json:"attempt"`
+	Queue           *string         `json:"queue"`
 	LeaseSeconds    *float64        `json:"lease_seconds"`
 	Progress        *int            `json:"progress"`
 	ProgressMessage *string         `json:"progress_message"`
@@ -178,29 +179,54 @@ type heartbeatAnswer struct {
 	PauseRequested  bool      `json:"pause_requested"`
 }
 
-// heldJob checks a report's job id, worker id and attempt (0 when not
-// given), and that a scoped token reports only on its tenant's jobs.
-func (s *Server) heldJob(r *http.Request, p *principal, workerID string, attempt *int) (int64, int, error) {
+// heldReport is what a report says of its job: its id, the attempt (0
+// when not given) and the queue ("" when not given) the claim answered.
+type heldReport struct {
+	id      int64
+	attempt int
+	queue   string
+}
+
+// heldJob checks a report's job id, worker id, attempt and queue, and that
+// a scoped token reports only on its tenant's jobs.
+func (s *Server) heldJob(r *http.Request, p *principal, workerID string, attempt *int, queue *string) (heldReport, error) {
+	var h heldReport
 	id, err := parseID(r)
 	if err != nil {
-		return 0, 0, err
+		return h, err
 	}
 	if workerID == "" {
-		return 0, 0, badRequest("worker_id", "is required")
+		return h, badRequest("worker_id", "is required")
 	}
 	if err := input.CheckText("worker_id", workerID, input.MaxNameBytes); err != nil {
-		return 0, 0, err
+		return h, err
 	}
 	n, err := reportAttempt("attempt", attempt)
 	if err != nil {
-		return 0, 0, err
+		return h, err
+	}
+	q, err := reportQueue("queue", queue)
+	if err != nil {
+		return h, err
 	}
 	if p.scoped {
 		if _, err := s.visibleJob(r.Context(), id, p); err != nil {
-			return 0, 0, err
+			return h, err
 		}
 	}
-	return id, n, nil
+	return heldReport{id: id, attempt: n, queue: q}, nil
+}
+
+// reportQueue reads the queue a report names, field naming it: "" when not
+// given, else a queue name; an empty one is refused, as it names nothing.
+func reportQueue(field string, queue *string) (string, error) {
+	if queue == nil {
+		return "", nil
+	}
+	if *queue == "" {
+		return "", badRequest(field, "must not be empty (leave it out when the queue is not known)")
+	}
+	return *queue, input.CheckText(field, *queue, input.MaxNameBytes)
 }
 
 // reportAttempt reads the attempt a report names, field naming it: 0 when
@@ -218,11 +244,12 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
 		return err
 	}
-	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
+	h, err := s.heldJob(r, p, b.WorkerID, b.Attempt, b.Queue)
 	if err != nil {
 		return err
 	}
-	hp := skiplock.HeartbeatParams{WorkerID: b.WorkerID, Attempt: attempt, Progress: b.Progress,
+	id := h.id
+	hp := skiplock.HeartbeatParams{WorkerID: b.WorkerID, Attempt: h.attempt, Queue: h.queue, Progress: b.Progress,
 		ProgressMessage: b.ProgressMessage}
 	if hp.Lease, err = input.Seconds("lease_seconds", b.LeaseSeconds, maxLeaseSeconds); err != nil {
 		return err
@@ -246,6 +273,7 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, p *principal)
 type completeBody struct {
 	WorkerID string            `json:"worker_id"`
 	Attempt  *int              `json:"attempt"`
+	Queue    *string           `json:"queue"`
 	Result   json.RawMessage   `json:"result"`
 	Next     []json.RawMessage `json:"next"`
 }
@@ -260,10 +288,11 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 	if err := decodeBody(r, s.cfg.MaxBatchBodyBytes, &b); err != nil {
 		return err
 	}
-	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
+	h, err := s.heldJob(r, p, b.WorkerID, b.Attempt, b.Queue)
 	if err != nil {
 		return err
 	}
+	id := h.id
 	if int64(len(b.Result)) > s.cfg.MaxPayloadBytes {
 		return tooLarge("result", "is over the limit of %d bytes", s.cfg.MaxPayloadBytes)
 	}
@@ -284,7 +313,7 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 		return err
 	}
 	j, res, err := s.client.Complete(r.Context(), id, skiplock.CompleteParams{WorkerID: b.WorkerID,
-		Attempt: attempt, Result: result, Next: next})
+		Attempt: h.attempt, Queue: h.queue, Result: result, Next: next})
 	err = jobErr(missingParent(err, "next", next), id)
 	if err != nil {
 		return err
@@ -302,8 +331,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request, p *principal) 
 }
 
 type failBody struct {
-	WorkerID string `json:"worker_id"`
-	Attempt  *int   `json:"attempt"`
+	WorkerID string  `json:"worker_id"`
+	Attempt  *int    `json:"attempt"`
+	Queue    *string `json:"queue"`
 	Error    *struct {
 		Type    string `json:"type"`
 		Message string `json:"message"`
@@ -317,14 +347,15 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, p *principal) erro
 	if err := decodeBody(r, s.singleBodyLimit(), &b); err != nil {
 		return err
 	}
-	id, attempt, err := s.heldJob(r, p, b.WorkerID, b.Attempt)
+	h, err := s.heldJob(r, p, b.WorkerID, b.Attempt, b.Queue)
 	if err != nil {
 		return err
 	}
+	id := h.id
 	if b.Error == nil {
 		return badRequest("error", `is required: {"type": …, "message": …}`)
 	}
-	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: attempt, Retryable: b.Retryable == nil || *b.Retryable,
+	fp := skiplock.FailParams{WorkerID: b.WorkerID, Attempt: h.attempt, Queue: h.queue, Retryable: b.Retryable == nil || *b.Retryable,
 		ErrorType: b.Error.Type, Message: b.Error.Message}
 	if b.RetryInSeconds != nil {
 		d, err := input.Seconds("retry_in_seconds", b.RetryInSeconds, input.MaxDelaySeconds)
