@@ -121,7 +121,7 @@ type reportOutcome struct {
 // SeparateReports, and "works" the claimed jobs (no-ops); it answers how
 // many jobs its reports finished, and the jobs it now holds.
 func (w *HTTPWorker) round(ctx context.Context, client *http.Client, held []claimedJob) (int, []claimedJob, error) {
-	body := append(make([]byte, 0, 128+len(held)*40), `{"worker_id":`...)
+	body := append(make([]byte, 0, 128+len(held)*(48+len(w.Queue))), `{"worker_id":`...)
 	body = strconv.AppendQuote(body, w.WorkerID)
 	body = append(body, `,"max":`...)
 	body = strconv.AppendInt(body, int64(w.Max), 10)
@@ -130,7 +130,7 @@ func (w *HTTPWorker) round(ctx context.Context, client *http.Client, held []clai
 		body = append(body, `,"fields":["kind","payload"]`...)
 	}
 	if len(held) > 0 && !w.SeparateReports {
-		body = appendReport(append(body, `,"complete":`...), held)
+		body = w.appendReport(append(body, `,"complete":`...), held)
 	}
 	body = append(body, '}')
 	var claimed struct {
@@ -163,9 +163,9 @@ func (w *HTTPWorker) round(ctx context.Context, client *http.Client, held []clai
 // report reports jobs in one POST /v1/jobs/complete and answers how many
 // it finished.
 func (w *HTTPWorker) report(ctx context.Context, client *http.Client, jobs []claimedJob) (int, error) {
-	b := append(make([]byte, 0, 64+len(jobs)*40), `{"worker_id":`...)
+	b := append(make([]byte, 0, 64+len(jobs)*(48+len(w.Queue))), `{"worker_id":`...)
 	b = strconv.AppendQuote(b, w.WorkerID)
-	b = append(appendReport(append(b, `,"jobs":`...), jobs), '}')
+	b = append(w.appendReport(append(b, `,"jobs":`...), jobs), '}')
 	var done struct {
 		Results []reportOutcome `json:"results"`
 	}
@@ -176,8 +176,9 @@ func (w *HTTPWorker) report(ctx context.Context, client *http.Client, jobs []cla
 }
 
 // appendReport appends the report of jobs, finished without a result: a
-// JSON array of {id, attempt}.
-func appendReport(b []byte, jobs []claimedJob) []byte {
+// JSON array of {id, attempt, queue}. The claim's queue is each job's: on
+// Citus it sends the report to that queue's shard alone.
+func (w *HTTPWorker) appendReport(b []byte, jobs []claimedJob) []byte {
 	b = append(b, '[')
 	for i, j := range jobs {
 		if i > 0 {
@@ -187,6 +188,7 @@ func appendReport(b []byte, jobs []claimedJob) []byte {
 		b = strconv.AppendInt(b, j.ID, 10)
 		b = append(b, `,"attempt":`...)
 		b = strconv.AppendInt(b, int64(j.Attempt), 10)
+		b = strconv.AppendQuote(append(b, `,"queue":`...), w.Queue)
 		b = append(b, '}')
 	}
 	return append(b, ']')

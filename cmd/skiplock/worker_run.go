@@ -29,7 +29,7 @@ type jobCommand struct {
 
 // run runs the command for a job and reports its outcome; every report
 // carries the claimed attempt, so that one on an attempt this worker lost
-// is refused.
+// is refused, and the job's queue, which names its shard on Citus.
 func (w *httpWorker) run(j claimedJob, workerID string) {
 	span := w.startSpan(j)
 	defer span.end()
@@ -92,7 +92,7 @@ func (w *httpWorker) watch(log *slog.Logger, j claimedJob, workerID string, cmd 
 				PauseRequested  bool `json:"pause_requested"`
 			}
 			err := w.call(context.Background(), fmt.Sprintf("/v1/jobs/%d/heartbeat", j.ID),
-				map[string]any{"worker_id": workerID, "attempt": j.Attempt, "lease_seconds": w.cfg.lease.Seconds()}, &hb)
+				map[string]any{"worker_id": workerID, "attempt": j.Attempt, "queue": j.Queue, "lease_seconds": w.cfg.lease.Seconds()}, &hb)
 			var he *httpError
 			switch {
 			case w.refuse(err):
@@ -126,7 +126,7 @@ func (w *httpWorker) terminate(cmd *jobCommand, done <-chan error) error {
 }
 
 func (w *httpWorker) complete(log *slog.Logger, j claimedJob, workerID string, stdout []byte) {
-	body := map[string]any{"worker_id": workerID, "attempt": j.Attempt}
+	body := map[string]any{"worker_id": workerID, "attempt": j.Attempt, "queue": j.Queue}
 	if out := bytes.TrimSpace(stdout); len(out) > 0 {
 		if json.Valid(out) {
 			body["result"] = json.RawMessage(out)
@@ -144,7 +144,7 @@ func (w *httpWorker) complete(log *slog.Logger, j claimedJob, workerID string, s
 }
 
 func (w *httpWorker) fail(log *slog.Logger, j claimedJob, workerID, typ, msg string, retryable bool, retryIn *time.Duration) {
-	body := map[string]any{"worker_id": workerID, "attempt": j.Attempt,
+	body := map[string]any{"worker_id": workerID, "attempt": j.Attempt, "queue": j.Queue,
 		"error": map[string]string{"type": typ, "message": msg}, "retryable": retryable}
 	if retryIn != nil {
 		body["retry_in_seconds"] = retryIn.Seconds()
