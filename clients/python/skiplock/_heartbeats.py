@@ -42,7 +42,7 @@ class Heartbeater:
         try:
             hb = w.client.heartbeat(ctx.id, w.worker_id, ctx.attempt, lease_seconds=w.lease_seconds,
                                     progress=progress, progress_message=message,
-                                    checkpoint=checkpoint if send_checkpoint else None)
+                                    checkpoint=checkpoint if send_checkpoint else None, queue=ctx.job.queue)
         except (Conflict, NotFound) as e:
             w.log.warning("job %d: lease lost: %s", ctx.id, e.message,
                 extra={"job_id": ctx.id, "attempt": ctx.attempt, "error": e.message})

@@ -51,8 +51,10 @@ class Reporter:
     def start(self) -> None:
         self._thread.start()
 
-    def complete(self, job_id: int, attempt: int, result: Any) -> None:
+    def complete(self, job_id: int, attempt: int, result: Any, queue: Optional[str] = None) -> None:
         r: Dict[str, Any] = {"id": job_id, "attempt": attempt}
+        if queue:
+            r["queue"] = queue  # the job's shard on Citus
         if result is not None:
             r["result"] = result
         with self._cond:
@@ -63,16 +65,17 @@ class Reporter:
                 self._cond.notify_all()
 
     def fail(self, job_id: int, attempt: int, error_type: str, message: str, retryable: bool,
-             retry_in: Optional[float]) -> None:
+             retry_in: Optional[float], queue: Optional[str] = None) -> None:
         with self._cond:
             self._fails.append({"id": job_id, "attempt": attempt, "type": error_type, "message": message,
-                                "retryable": retryable, "retry_in": retry_in})
+                                "retryable": retryable, "retry_in": retry_in, "queue": queue})
             self._cond.notify_all()
 
-    def complete_next(self, job_id: int, attempt: int, result: Any, next: List[Dict[str, Any]]) -> None:
+    def complete_next(self, job_id: int, attempt: int, result: Any, next: List[Dict[str, Any]],
+                      queue: Optional[str] = None) -> None:
         """A completion that inserts next jobs: the single-job call, on its own."""
         with self._cond:
-            self._fails.append({"id": job_id, "attempt": attempt, "result": result, "next": next})
+            self._fails.append({"id": job_id, "attempt": attempt, "result": result, "next": next, "queue": queue})
             self._cond.notify_all()
 
     def take(self, most: int) -> List[Dict[str, Any]]:
@@ -200,7 +203,7 @@ class Reporter:
         with self._cond:
             self._busy += 1
         self._send_fail({"id": r["id"], "attempt": r["attempt"], "type": "result_refused",
-                         "message": str(err), "retryable": False, "retry_in": None})
+                         "message": str(err), "retryable": False, "retry_in": None, "queue": r.get("queue")})
 
     def _send_fail(self, f: Dict[str, Any]) -> None:
         """Send a report of its own (a failure, or a completion with next
@@ -211,10 +214,11 @@ class Reporter:
             while True:
                 try:
                     if "next" in f:
-                        self.client.complete(f["id"], self.worker_id, f["attempt"], f["result"], next=f["next"])
+                        self.client.complete(f["id"], self.worker_id, f["attempt"], f["result"], next=f["next"],
+                                             queue=f["queue"])
                     else:
                         self.client.fail(f["id"], self.worker_id, f["attempt"], f["type"], f["message"],
-                                         retryable=f["retryable"], retry_in=f["retry_in"])
+                                         retryable=f["retryable"], retry_in=f["retry_in"], queue=f["queue"])
                     with self._cond:
                         if "next" in f:
                             self.completed += 1

@@ -274,8 +274,8 @@ class Client:
         conn: Optional[Connection] = None,
     ) -> Claim:
         """Claim up to max jobs of queue, waiting up to wait_seconds for
-        work; ``complete`` reports finished jobs ({id, attempt, result}) in
-        the same transaction, before the claim."""
+        work; ``complete`` reports finished jobs ({id, attempt, queue,
+        result}) in the same transaction, before the claim."""
         body: Dict[str, Any] = {"worker_id": worker_id, "max": max}
         if lease_seconds is not None:
             body["lease_seconds"] = lease_seconds
@@ -301,10 +301,14 @@ class Client:
         progress: Optional[int] = None,
         progress_message: Optional[str] = None,
         checkpoint: Any = None,
+        queue: Optional[str] = None,
     ) -> Heartbeat:
         """Extend the lease and report progress; raises Conflict when the
-        lease is no longer this worker's."""
-        body = _report(worker_id, attempt)
+        lease is no longer this worker's. ``queue`` (here and in every
+        report) is the job's queue as the claim answered it: on a
+        distributed (Citus) schema it sends the report to that queue's
+        shard."""
+        body = _report(worker_id, attempt, queue)
         for k, v in (("lease_seconds", lease_seconds), ("progress", progress),
                      ("progress_message", progress_message), ("checkpoint", checkpoint)):
             if v is not None:
@@ -313,11 +317,11 @@ class Client:
 
     def complete(
         self, job_id: int, worker_id: str, attempt: Optional[int], result: Any = None,
-        next: Optional[Sequence[Spec]] = None,
+        next: Optional[Sequence[Spec]] = None, *, queue: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Complete one job, inserting the ``next`` jobs in the same
         transaction; answers ``{"job": Job, "next": [Job]}``."""
-        body = _report(worker_id, attempt)
+        body = _report(worker_id, attempt, queue)
         if result is not None:
             body["result"] = result
         if next:
@@ -326,8 +330,8 @@ class Client:
         return {"job": Job(a["job"]), "next": [Job(j) for j in a.get("next") or []]}
 
     def complete_many(self, worker_id: str, jobs: Sequence[Mapping[str, Any]]) -> List[Report]:
-        """Complete 1 to 1,000 jobs ({id, attempt, result}) in one call; each
-        is fenced on its own and answers a Report."""
+        """Complete 1 to 1,000 jobs ({id, attempt, queue, result}) in one
+        call; each is fenced on its own and answers a Report."""
         a = self.transport.request("POST", "/v1/jobs/complete", {"worker_id": worker_id, "jobs": list(jobs)})
         return [Report(r) for r in a["results"]]
 
@@ -341,11 +345,12 @@ class Client:
         *,
         retryable: bool = True,
         retry_in: Union[float, _dt.timedelta, None] = None,
+        queue: Optional[str] = None,
     ) -> Job:
         """Report a failed attempt: the job is scheduled again (after the
         server's backoff, or retry_in) while retryable and retries are left,
         else it ends failed."""
-        body = _report(worker_id, attempt)
+        body = _report(worker_id, attempt, queue)
         body["error"] = {"type": error_type, "message": message}
         body["retryable"] = retryable
         if retry_in is not None:
@@ -353,10 +358,12 @@ class Client:
         return Job(self.transport.request("POST", f"/v1/jobs/{int(job_id)}/fail", body)["job"])
 
 
-def _report(worker_id: str, attempt: Optional[int]) -> Dict[str, Any]:
+def _report(worker_id: str, attempt: Optional[int], queue: Optional[str] = None) -> Dict[str, Any]:
     body: Dict[str, Any] = {"worker_id": worker_id}
     if attempt is not None:
         body["attempt"] = attempt
+    if queue:
+        body["queue"] = queue
     return body
 
 

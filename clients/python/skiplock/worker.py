@@ -352,10 +352,10 @@ class Worker:
         if isinstance(result, Complete):
             if result.next:
                 nxt = [s.to_json() if isinstance(s, JobSpec) else dict(s) for s in result.next]
-                self._reporter.complete_next(ctx.id, ctx.attempt, result.result, nxt)
+                self._reporter.complete_next(ctx.id, ctx.attempt, result.result, nxt, queue=ctx.job.queue)
                 return
             result = result.result
-        self._reporter.complete(ctx.id, ctx.attempt, result)
+        self._reporter.complete(ctx.id, ctx.attempt, result, queue=ctx.job.queue)
 
     def _report_error(self, ctx: JobContext, e: BaseException) -> None:
         if isinstance(e, LeaseLost) or ctx.reported:
@@ -382,7 +382,7 @@ class Worker:
             exc_info=level == logging.WARNING and not isinstance(e, (Permanent, RetryIn)))
         ctx.reported = True
         message = str(e) or etype
-        self._reporter.fail(ctx.id, ctx.attempt, etype, message, retryable, retry_in)
+        self._reporter.fail(ctx.id, ctx.attempt, etype, message, retryable, retry_in, queue=ctx.job.queue)
 
     def _beat(self, ctx: JobContext) -> None:
         self._beats.beat(ctx)
@@ -411,7 +411,7 @@ class Worker:
                 ctx.reported = True
                 self.log.warning("job %d: still running at the drain deadline; handed back", ctx.id, extra=self._f(ctx))
                 self._reporter.fail(ctx.id, ctx.attempt, "worker_shutdown", "the worker stopped before the job ended",
-                                    True, 0.0)
+                                    True, 0.0, queue=ctx.job.queue)
         self._beats.stop()
         self._reporter.close(time.monotonic() + self.report_timeout)
         for _ in range(self.concurrency):

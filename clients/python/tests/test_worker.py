@@ -208,6 +208,50 @@ class WorkerTest(unittest.TestCase):
         by: Dict[int, Any] = {j.id: j.result for j in self.c.iter_jobs(queue=self.queue, limit=1000)}
         self.assertEqual([by[j.id] for j in jobs], list(range(500)))
 
+    def test_reports_name_the_queue(self) -> None:
+        """Every report carries the job's queue (its shard on Citus): heartbeats,
+        failures, completions with next jobs, and completions a claim or
+        POST /v1/jobs/complete carries."""
+        w = self.worker(concurrency=4, lease_seconds=3)
+        sent: List[Any] = []
+        request = w.client.transport.request
+
+        def recording(method: str, path: str, body: Any = None, **kw: Any) -> Any:
+            if path.endswith(("/heartbeat", "/complete", "/fail", "/claim")):
+                sent.append((path, body))
+            return request(method, path, body, **kw)
+        w.client.transport.request = recording  # type: ignore[method-assign]
+
+        @w.handle("slow")
+        def slow(job: skiplock.JobContext) -> int:
+            threading.Event().wait(1.5)  # over a third of the lease: one heartbeat
+            return 1
+
+        @w.handle("bad")
+        def bad(job: skiplock.JobContext) -> None:
+            raise skiplock.Permanent(ValueError("no"))
+
+        @w.handle("parent")
+        def parent(job: skiplock.JobContext) -> skiplock.Complete:
+            return skiplock.Complete(None, next=[skiplock.JobSpec("slow", queue=self.queue)])
+        ids = [self.c.enqueue(k, queue=self.queue).id for k in ("slow", "bad", "parent", "slow")]
+        w.start()
+        for jid in ids:
+            wait_for(lambda: state_in(self.c, jid, "completed", "failed"), 30, f"job {jid} finished")
+        w.stop()
+        self.assertTrue(w.join(30))
+        reports: Dict[str, int] = {}
+        for path, body in sent:
+            if path.endswith("/claim") or path == "/v1/jobs/complete":
+                items, what = body.get("complete") or body.get("jobs") or [], "batch"
+            else:
+                items, what = [body], path.rsplit("/", 1)[-1]
+            for it in items:
+                self.assertEqual(it.get("queue"), self.queue, f"{path}: {it}")
+                reports[what] = reports.get(what, 0) + 1
+        for what in ("heartbeat", "fail", "complete", "batch"):
+            self.assertIn(what, reports, f"no {what} report sent: {sent}")
+
 
 if __name__ == "__main__":
     unittest.main()
