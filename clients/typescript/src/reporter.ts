@@ -16,6 +16,8 @@ export const MAX_REPORTS = 1000;
 export interface PendingCompletion {
   id: number;
   attempt: number;
+  /** The job's queue as the claim answered it: on Citus, its report goes to that queue's shard. */
+  queue: string;
   kind: string;
   result: unknown;
   /** When the job's lease ends (ms since the epoch): after it, a report that still has not left is given up at shutdown. */
@@ -30,6 +32,18 @@ export interface PendingFail {
   kind: string;
   body: FailRequest;
   leaseUntil: number;
+}
+
+/** A completion as a report carries it: with its queue, when the claim answered one. */
+export function completion(c: PendingCompletion): Completion {
+  const out: Completion = { id: c.id, attempt: c.attempt, ...queueOf(c.queue) };
+  if (c.result !== undefined) out.result = c.result;
+  return out;
+}
+
+/** The `queue` field of a report: the job's queue, left out when not known (the server refuses an empty one). */
+export function queueOf(queue: string | undefined): { queue?: string } {
+  return queue ? { queue } : {};
 }
 
 export class Reporter {
@@ -106,7 +120,7 @@ export class Reporter {
       attempt: bad.attempt,
       kind: bad.kind,
       leaseUntil: bad.leaseUntil,
-      body: { attempt: bad.attempt, error: { type: err.code, message: err.message }, retryable: false },
+      body: { attempt: bad.attempt, ...queueOf(bad.queue), error: { type: err.code, message: err.message }, retryable: false },
     });
     this.putBack(items.filter((c) => c !== bad), false);
     return true;
@@ -148,7 +162,7 @@ export class Reporter {
         try {
           const results = await this.client.completeMany(
             this.workerID,
-            batch.map((c): Completion => (c.result === undefined ? { id: c.id, attempt: c.attempt } : { id: c.id, attempt: c.attempt, result: c.result })),
+            batch.map(completion),
           );
           this.settle(batch, results);
           backoff.reset();

@@ -6,6 +6,7 @@
 import type { Client } from "./client.js";
 import { JobInterrupted, SkiplockError, type InterruptReason } from "./errors.js";
 import type { Logger } from "./logger.js";
+import { queueOf } from "./reporter.js";
 import type { HeartbeatAnswer, HeartbeatRequest, Job } from "./types.js";
 
 /** The fields of a job a worker claims (the claim's `fields`); `id` and `attempt` always come. */
@@ -136,7 +137,7 @@ export class Running {
   }
 
   private async send(): Promise<HeartbeatAnswer> {
-    const body: HeartbeatRequest = { ...this.pending, attempt: this.job.attempt };
+    const body: HeartbeatRequest = { ...this.pending, attempt: this.job.attempt, ...queueOf(this.job.queue) };
     if (this.cfg.leaseSeconds !== undefined) body.lease_seconds = this.cfg.leaseSeconds;
     const sent = this.pending;
     this.pending = {};

@@ -9,7 +9,7 @@ import { Backoff, sleep, type BackoffOptions } from "./backoff.js";
 import { Client, type ClientOptions } from "./client.js";
 import { JobInterrupted, PermanentError, SkiplockError, SnoozeError } from "./errors.js";
 import type { Logger } from "./logger.js";
-import { MAX_REPORTS, Reporter, type PendingCompletion } from "./reporter.js";
+import { MAX_REPORTS, Reporter, completion, queueOf } from "./reporter.js";
 import { CLAIM_FIELDS, Running, type ClaimedJob, type JobContext } from "./running.js";
 import type { FailRequest } from "./types.js";
 
@@ -265,7 +265,7 @@ export class Worker {
       }
       if (!("err" in o)) {
         this.log.debug("job completed", fields);
-        this.reporter.complete({ id: job.id, attempt: job.attempt, kind: job.kind, result: o.result, leaseUntil: r.leaseUntil, inDoubt: false });
+        this.reporter.complete({ id: job.id, attempt: job.attempt, queue: job.queue, kind: job.kind, result: o.result, leaseUntil: r.leaseUntil, inDoubt: false });
         return;
       }
       if (r.unsent) {
@@ -314,34 +314,32 @@ export class Worker {
         attempt: r.job.attempt,
         kind: r.job.kind,
         leaseUntil: r.leaseUntil,
-        body: { attempt: r.job.attempt, error: { type: "shutdown", message: "the worker shut down before the job finished" }, retryable: true, retry_in_seconds: 0 },
+        body: { attempt: r.job.attempt, ...queueOf(r.job.queue), error: { type: "shutdown", message: "the worker shut down before the job finished" }, retryable: true, retry_in_seconds: 0 },
       });
     }
   }
 }
 
-function completion(c: PendingCompletion) {
-  return c.result === undefined ? { id: c.id, attempt: c.attempt } : { id: c.id, attempt: c.attempt, result: c.result };
-}
 
 /** The failure report of a handler's throw. */
 function failure(err: unknown, r: Running): FailRequest {
-  const attempt = r.job.attempt;
+  // Every report names the claimed attempt, and the queue that names the job's shard on Citus.
+  const held = { attempt: r.job.attempt, ...queueOf(r.job.queue) };
   const reason = r.interruptReason;
   if (reason === "cancel" || reason === "pause") {
     // Any failure report ends a job asked to cancel cancelled, and one asked to pause paused, its attempt unspent.
-    return { attempt, error: { type: reason, message: messageOf(err) }, retryable: reason === "pause" };
+    return { ...held, error: { type: reason, message: messageOf(err) }, retryable: reason === "pause" };
   }
   if (err instanceof SnoozeError) {
-    return { attempt, error: { type: "snooze", message: err.message }, retryable: true, retry_in_seconds: err.seconds };
+    return { ...held, error: { type: "snooze", message: err.message }, retryable: true, retry_in_seconds: err.seconds };
   }
   if (err instanceof PermanentError) {
-    return { attempt, error: { type: typeOf(err.cause) ?? "permanent", message: err.message }, retryable: false };
+    return { ...held, error: { type: typeOf(err.cause) ?? "permanent", message: err.message }, retryable: false };
   }
   if (err instanceof JobInterrupted) {
-    return { attempt, error: { type: err.reason, message: err.message }, retryable: true };
+    return { ...held, error: { type: err.reason, message: err.message }, retryable: true };
   }
-  return { attempt, error: { type: typeOf(err) ?? "error", message: messageOf(err) }, retryable: true };
+  return { ...held, error: { type: typeOf(err) ?? "error", message: messageOf(err) }, retryable: true };
 }
 
 function typeOf(err: unknown): string | undefined {

@@ -3,8 +3,8 @@
 // reaching a running handler, and a shutdown that drains.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { JobInterrupted, PermanentError, Worker, snooze } from "../dist/esm/index.js";
-import { client, uniqueQueue, until } from "./helpers.mjs";
+import { Client, JobInterrupted, PermanentError, Worker, snooze } from "../dist/esm/index.js";
+import { client, uniqueQueue, until, url } from "./helpers.mjs";
 
 function worker(queue, handlers, options = {}) {
   return new Worker({ client, queue, handlers, waitSeconds: 1, backoff: { initialMs: 50, maxMs: 500 }, stopOn: [], ...options });
@@ -149,4 +149,49 @@ test("stop drains running jobs; past the deadline they are handed back pending",
 test("a claim the server refuses stops the worker with the error", async () => {
   const w = worker(uniqueQueue("bad"), { x: () => 1 }, { batchSize: 5, concurrency: 5, leaseSeconds: 1e12 });
   await assert.rejects(w.run(), (e) => e.code === "invalid_argument" && e.field === "lease_seconds");
+});
+
+test("every report names the job's queue: heartbeats, failures and completions, carried or on their own", async () => {
+  const queue = uniqueQueue("reports");
+  const sent = [];
+  const recording = new Client({
+    url,
+    logLevel: "warn",
+    fetch: (u, init) => {
+      const path = new URL(u).pathname;
+      if (/\/(heartbeat|complete|fail|claim)$/.test(path)) sent.push([path, JSON.parse(init.body)]);
+      return fetch(u, init);
+    },
+  });
+  const jobs = [
+    await client.enqueue("beat", {}, { queue }),
+    await client.enqueue("bad", {}, { queue }),
+    await client.enqueue("ok", {}, { queue }),
+  ];
+  const w = worker(queue, {
+    beat: async (j) => {
+      await j.heartbeat();
+      return 1;
+    },
+    bad: () => {
+      throw new PermanentError(new Error("no"));
+    },
+    ok: () => 2,
+  }, { client: recording, flushDelayMs: 0 });
+  const run = w.run();
+  for (const job of jobs) {
+    await until(`job ${job.id} finished`, async () => ["completed", "failed"].includes((await client.get(job.id)).state));
+  }
+  await w.stop();
+  await run;
+  const kinds = new Set();
+  for (const [path, body] of sent) {
+    const batch = path.endsWith("/claim") || path === "/v1/jobs/complete";
+    const items = batch ? (body.complete ?? body.jobs ?? []) : [body];
+    for (const it of items) {
+      assert.equal(it.queue, queue, `${path}: ${JSON.stringify(it)}`);
+      kinds.add(batch ? "batch" : path.split("/").pop());
+    }
+  }
+  assert.deepEqual([...kinds].sort(), ["batch", "fail", "heartbeat"], JSON.stringify(sent));
 });

@@ -6,10 +6,23 @@
 // dropped while its lease lasts.
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.Reporter = exports.MAX_REPORTS = void 0;
+exports.completion = completion;
+exports.queueOf = queueOf;
 const backoff_js_1 = require("./backoff.js");
 const errors_js_1 = require("./errors.js");
 /** The most jobs one completion call or claim reports. */
 exports.MAX_REPORTS = 1000;
+/** A completion as a report carries it: with its queue, when the claim answered one. */
+function completion(c) {
+    const out = { id: c.id, attempt: c.attempt, ...queueOf(c.queue) };
+    if (c.result !== undefined)
+        out.result = c.result;
+    return out;
+}
+/** The `queue` field of a report: the job's queue, left out when not known (the server refuses an empty one). */
+function queueOf(queue) {
+    return queue ? { queue } : {};
+}
 class Reporter {
     client;
     workerID;
@@ -89,7 +102,7 @@ class Reporter {
             attempt: bad.attempt,
             kind: bad.kind,
             leaseUntil: bad.leaseUntil,
-            body: { attempt: bad.attempt, error: { type: err.code, message: err.message }, retryable: false },
+            body: { attempt: bad.attempt, ...queueOf(bad.queue), error: { type: err.code, message: err.message }, retryable: false },
         });
         this.putBack(items.filter((c) => c !== bad), false);
         return true;
@@ -128,7 +141,7 @@ class Reporter {
                 if (batch.length === 0)
                     break;
                 try {
-                    const results = await this.client.completeMany(this.workerID, batch.map((c) => (c.result === undefined ? { id: c.id, attempt: c.attempt } : { id: c.id, attempt: c.attempt, result: c.result })));
+                    const results = await this.client.completeMany(this.workerID, batch.map(completion));
                     this.settle(batch, results);
                     backoff.reset();
                 }

@@ -6,6 +6,7 @@
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.Running = exports.CLAIM_FIELDS = void 0;
 const errors_js_1 = require("./errors.js");
+const reporter_js_1 = require("./reporter.js");
 /** The fields of a job a worker claims (the claim's `fields`); `id` and `attempt` always come. */
 exports.CLAIM_FIELDS = [
     "kind", "op", "queue", "tenant", "priority", "payload", "metadata", "tags", "max_retries",
@@ -85,7 +86,7 @@ class Running {
         }, this.intervalMs);
     }
     async send() {
-        const body = { ...this.pending, attempt: this.job.attempt };
+        const body = { ...this.pending, attempt: this.job.attempt, ...(0, reporter_js_1.queueOf)(this.job.queue) };
         if (this.cfg.leaseSeconds !== undefined)
             body.lease_seconds = this.cfg.leaseSeconds;
         const sent = this.pending;

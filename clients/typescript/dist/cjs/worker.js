@@ -154,7 +154,7 @@ class Worker {
                     kinds,
                     fields: [...running_js_1.CLAIM_FIELDS],
                     ...(this.leaseSeconds !== undefined ? { lease_seconds: this.leaseSeconds } : {}),
-                    ...(reports.length > 0 ? { complete: reports.map(completion) } : {}),
+                    ...(reports.length > 0 ? { complete: reports.map(reporter_js_1.completion) } : {}),
                 }, { signal: ac.signal });
                 backoff.reset();
                 this.reporter.settle(reports, a.completed);
@@ -236,7 +236,7 @@ class Worker {
             }
             if (!("err" in o)) {
                 this.log.debug("job completed", fields);
-                this.reporter.complete({ id: job.id, attempt: job.attempt, kind: job.kind, result: o.result, leaseUntil: r.leaseUntil, inDoubt: false });
+                this.reporter.complete({ id: job.id, attempt: job.attempt, queue: job.queue, kind: job.kind, result: o.result, leaseUntil: r.leaseUntil, inDoubt: false });
                 return;
             }
             if (r.unsent) {
@@ -285,33 +285,31 @@ class Worker {
                 attempt: r.job.attempt,
                 kind: r.job.kind,
                 leaseUntil: r.leaseUntil,
-                body: { attempt: r.job.attempt, error: { type: "shutdown", message: "the worker shut down before the job finished" }, retryable: true, retry_in_seconds: 0 },
+                body: { attempt: r.job.attempt, ...(0, reporter_js_1.queueOf)(r.job.queue), error: { type: "shutdown", message: "the worker shut down before the job finished" }, retryable: true, retry_in_seconds: 0 },
             });
         }
     }
 }
 exports.Worker = Worker;
-function completion(c) {
-    return c.result === undefined ? { id: c.id, attempt: c.attempt } : { id: c.id, attempt: c.attempt, result: c.result };
-}
 /** The failure report of a handler's throw. */
 function failure(err, r) {
-    const attempt = r.job.attempt;
+    // Every report names the claimed attempt, and the queue that names the job's shard on Citus.
+    const held = { attempt: r.job.attempt, ...(0, reporter_js_1.queueOf)(r.job.queue) };
     const reason = r.interruptReason;
     if (reason === "cancel" || reason === "pause") {
         // Any failure report ends a job asked to cancel cancelled, and one asked to pause paused, its attempt unspent.
-        return { attempt, error: { type: reason, message: messageOf(err) }, retryable: reason === "pause" };
+        return { ...held, error: { type: reason, message: messageOf(err) }, retryable: reason === "pause" };
     }
     if (err instanceof errors_js_1.SnoozeError) {
-        return { attempt, error: { type: "snooze", message: err.message }, retryable: true, retry_in_seconds: err.seconds };
+        return { ...held, error: { type: "snooze", message: err.message }, retryable: true, retry_in_seconds: err.seconds };
     }
     if (err instanceof errors_js_1.PermanentError) {
-        return { attempt, error: { type: typeOf(err.cause) ?? "permanent", message: err.message }, retryable: false };
+        return { ...held, error: { type: typeOf(err.cause) ?? "permanent", message: err.message }, retryable: false };
     }
     if (err instanceof errors_js_1.JobInterrupted) {
-        return { attempt, error: { type: err.reason, message: err.message }, retryable: true };
+        return { ...held, error: { type: err.reason, message: err.message }, retryable: true };
     }
-    return { attempt, error: { type: typeOf(err) ?? "error", message: messageOf(err) }, retryable: true };
+    return { ...held, error: { type: typeOf(err) ?? "error", message: messageOf(err) }, retryable: true };
 }
 function typeOf(err) {
     return err instanceof Error ? err.name : undefined;

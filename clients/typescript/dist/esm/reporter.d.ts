@@ -1,12 +1,14 @@
 import { type BackoffOptions } from "./backoff.js";
 import type { Client } from "./client.js";
 import type { Logger } from "./logger.js";
-import type { CompletionResult, FailRequest } from "./types.js";
+import type { Completion, CompletionResult, FailRequest } from "./types.js";
 /** The most jobs one completion call or claim reports. */
 export declare const MAX_REPORTS = 1000;
 export interface PendingCompletion {
     id: number;
     attempt: number;
+    /** The job's queue as the claim answered it: on Citus, its report goes to that queue's shard. */
+    queue: string;
     kind: string;
     result: unknown;
     /** When the job's lease ends (ms since the epoch): after it, a report that still has not left is given up at shutdown. */
@@ -21,6 +23,12 @@ export interface PendingFail {
     body: FailRequest;
     leaseUntil: number;
 }
+/** A completion as a report carries it: with its queue, when the claim answered one. */
+export declare function completion(c: PendingCompletion): Completion;
+/** The `queue` field of a report: the job's queue, left out when not known (the server refuses an empty one). */
+export declare function queueOf(queue: string | undefined): {
+    queue?: string;
+};
 export declare class Reporter {
     private readonly client;
     private readonly workerID;

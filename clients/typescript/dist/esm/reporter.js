@@ -7,6 +7,17 @@ import { Backoff, sleep } from "./backoff.js";
 import { SkiplockError } from "./errors.js";
 /** The most jobs one completion call or claim reports. */
 export const MAX_REPORTS = 1000;
+/** A completion as a report carries it: with its queue, when the claim answered one. */
+export function completion(c) {
+    const out = { id: c.id, attempt: c.attempt, ...queueOf(c.queue) };
+    if (c.result !== undefined)
+        out.result = c.result;
+    return out;
+}
+/** The `queue` field of a report: the job's queue, left out when not known (the server refuses an empty one). */
+export function queueOf(queue) {
+    return queue ? { queue } : {};
+}
 export class Reporter {
     client;
     workerID;
@@ -86,7 +97,7 @@ export class Reporter {
             attempt: bad.attempt,
             kind: bad.kind,
             leaseUntil: bad.leaseUntil,
-            body: { attempt: bad.attempt, error: { type: err.code, message: err.message }, retryable: false },
+            body: { attempt: bad.attempt, ...queueOf(bad.queue), error: { type: err.code, message: err.message }, retryable: false },
         });
         this.putBack(items.filter((c) => c !== bad), false);
         return true;
@@ -125,7 +136,7 @@ export class Reporter {
                 if (batch.length === 0)
                     break;
                 try {
-                    const results = await this.client.completeMany(this.workerID, batch.map((c) => (c.result === undefined ? { id: c.id, attempt: c.attempt } : { id: c.id, attempt: c.attempt, result: c.result })));
+                    const results = await this.client.completeMany(this.workerID, batch.map(completion));
                     this.settle(batch, results);
                     backoff.reset();
                 }

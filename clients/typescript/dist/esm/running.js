@@ -3,6 +3,7 @@
 // turns a heartbeat's cancel or pause request, or a lost lease, into an
 // abort of the handler's signal.
 import { JobInterrupted, SkiplockError } from "./errors.js";
+import { queueOf } from "./reporter.js";
 /** The fields of a job a worker claims (the claim's `fields`); `id` and `attempt` always come. */
 export const CLAIM_FIELDS = [
     "kind", "op", "queue", "tenant", "priority", "payload", "metadata", "tags", "max_retries",
@@ -82,7 +83,7 @@ export class Running {
         }, this.intervalMs);
     }
     async send() {
-        const body = { ...this.pending, attempt: this.job.attempt };
+        const body = { ...this.pending, attempt: this.job.attempt, ...queueOf(this.job.queue) };
         if (this.cfg.leaseSeconds !== undefined)
             body.lease_seconds = this.cfg.leaseSeconds;
         const sent = this.pending;

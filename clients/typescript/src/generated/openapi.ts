@@ -527,6 +527,8 @@ export interface paths {
                         worker_id: string;
                         /** @description The claimed job's attempt; a report for any other attempt answers 409, even from the same worker_id. */
                         attempt?: number;
+                        /** @description The job's queue as the claim answered it; on a distributed (Citus) schema it sends the report to that queue's shard. A queue that is not the job's answers 409 as a lost lease does on Citus, and on every database when the report has no attempt; on plain PostgreSQL and SQLite a report with its attempt is not checked against it. Empty or not a string: 400 naming queue. */
+                        queue?: string;
                         lease_seconds?: number;
                         progress?: number;
                         progress_message?: string;
@@ -591,6 +593,8 @@ export interface paths {
                         worker_id: string;
                         /** @description The claimed job's attempt; a report for any other attempt answers 409, even from the same worker_id. */
                         attempt?: number;
+                        /** @description The job's queue as the claim answered it; on a distributed (Citus) schema it sends the report to that queue's shard. A queue that is not the job's answers 409 as a lost lease does on Citus, and on every database when the report has no attempt; on plain PostgreSQL and SQLite a report with its attempt is not checked against it. Empty or not a string: 400 naming queue. */
+                        queue?: string;
                         result?: unknown;
                         next?: components["schemas"]["JobSpec"][];
                     };
@@ -648,6 +652,8 @@ export interface paths {
                             id: number;
                             /** @description The claimed job's attempt; a report for any other attempt is refused (conflict), even from the same worker_id. */
                             attempt?: number;
+                            /** @description The job's queue as the claim answered it; on a distributed (Citus) schema it sends the report to that queue's shard (a batch whose every job names it visits only those queues' shards). A queue that is not the job's is refused (conflict) as the single-job call refuses it. */
+                            queue?: string;
                             result?: unknown;
                         }[];
                     };
@@ -714,6 +720,8 @@ export interface paths {
                         worker_id: string;
                         /** @description The claimed job's attempt; a report for any other attempt answers 409, even from the same worker_id. */
                         attempt?: number;
+                        /** @description The job's queue as the claim answered it; on a distributed (Citus) schema it sends the report to that queue's shard. A queue that is not the job's answers 409 as a lost lease does on Citus, and on every database when the report has no attempt; on plain PostgreSQL and SQLite a report with its attempt is not checked against it. Empty or not a string: 400 naming queue. */
+                        queue?: string;
                         /** @description Required (400 naming error when missing). An empty type is stored as error. */
                         error: {
                             type?: string;
@@ -875,6 +883,8 @@ export interface paths {
                             id: number;
                             /** @description The claimed job's attempt; a report for any other attempt is refused (conflict), even from the same worker_id. */
                             attempt?: number;
+                            /** @description The job's queue as the claim answered it; on a distributed (Citus) schema it sends the report to that queue's shard (a batch whose every job names it visits only those queues' shards). A queue that is not the job's is refused (conflict) as the single-job call refuses it. */
+                            queue?: string;
                             result?: unknown;
                         }[];
                     };
