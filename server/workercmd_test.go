@@ -28,6 +28,7 @@ type report struct {
 	action  string // heartbeat, complete or fail
 	jobID   int64
 	attempt any // as decoded from the body; nil when absent
+	queue   any // likewise
 }
 
 // batchReports answers the completions a request carries many at a time
@@ -50,11 +51,12 @@ func batchReports(r *http.Request) []report {
 	var jobs []struct {
 		ID      int64 `json:"id"`
 		Attempt any   `json:"attempt"`
+		Queue   any   `json:"queue"`
 	}
 	_ = json.Unmarshal(body[field], &jobs)
 	out := []report{}
 	for _, j := range jobs {
-		out = append(out, report{action: "complete", jobID: j.ID, attempt: j.Attempt})
+		out = append(out, report{action: "complete", jobID: j.ID, attempt: j.Attempt, queue: j.Queue})
 	}
 	return out
 }
@@ -96,7 +98,7 @@ func newReportRecorder(t *testing.T, target string) *reportRecorder {
 			r.Body = io.NopCloser(bytes.NewReader(raw))
 			var body map[string]any
 			_ = json.Unmarshal(raw, &body)
-			rep := report{action: action, jobID: jid, attempt: body["attempt"]}
+			rep := report{action: action, jobID: jid, attempt: body["attempt"], queue: body["queue"]}
 			rr.mu.Lock()
 			rr.reports = append(rr.reports, rep)
 			seen := rr.seen
@@ -119,7 +121,7 @@ func (rr *reportRecorder) all() []report {
 }
 
 // TestWorkerCommandSendsAttempt: `skiplock worker` sends the claimed job's
-// attempt in every heartbeat, completion and failure.
+// attempt and queue in every heartbeat, completion and failure.
 func TestWorkerCommandSendsAttempt(t *testing.T) {
 	b := setup(t, databases[len(databases)-1], nil)
 	dir := t.TempDir()
@@ -162,8 +164,9 @@ esac`
 	seen := map[string]bool{}
 	for _, r := range rr.all() {
 		seen[r.action] = true
-		if r.attempt != want[r.jobID] {
-			t.Errorf("%s of job %d carried attempt %v, want %v\n%s", r.action, r.jobID, r.attempt, want[r.jobID], logs.String())
+		if r.attempt != want[r.jobID] || r.queue != "attempts" {
+			t.Errorf("%s of job %d carried attempt %v, queue %v; want %v, attempts\n%s", r.action, r.jobID, r.attempt, r.queue,
+				want[r.jobID], logs.String())
 		}
 	}
 	if !seen["heartbeat"] || !seen["complete"] || !seen["fail"] {
