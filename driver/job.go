@@ -211,8 +211,10 @@ type HeldJob struct {
 	Attempt  int
 	WorkerID string
 	// Queue is the job's queue when the holder knows it, "" when not. It
-	// fences nothing: on a schema distributed on Citus it names the job's
-	// shard, so that the statement visits that shard alone.
+	// is not part of the fence: on a schema distributed on Citus it names
+	// the job's shard, so that the statement visits that shard alone (a
+	// wrong one finds no job held there: ErrLeaseLost); elsewhere it is
+	// not read.
 	Queue string
 }
 
