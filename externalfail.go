@@ -14,11 +14,7 @@ type FailParams struct {
 	// Attempt is the claimed job's attempt; when set (> 0), a report for
 	// any other attempt is refused (ErrLeaseLost), even from WorkerID.
 	Attempt int
-	// Queue is the job's queue as the claim answered it ("" when not
-	// known). On a schema distributed on Citus it sends the report to that
-	// queue's shard alone; a queue that is not the job's answers
-	// ErrLeaseLost there. Elsewhere it is checked only when the report has
-	// no Attempt (the job is read then).
+	// Queue is the job's queue, as HeartbeatParams.Queue.
 	Queue     string
 	ErrorType string
 	Message   string
