@@ -192,7 +192,7 @@ func backfill(ctx context.Context, c *skiplock.Client) error {
 				return err
 			}
 			stats, _ := json.Marshal(Stats{VideoID: run.VideoID, Views: run.Views})
-			done = append(done, skiplock.CompleteManyItem{ID: j.ID, Attempt: j.Attempt, Result: stats})
+			done = append(done, skiplock.CompleteManyItem{ID: j.ID, Attempt: j.Attempt, Queue: j.Queue, Result: stats})
 		}
 	}
 	example.Say("backfill: %d tracking runs of last week imported from the old system", imported)
