@@ -14,7 +14,10 @@ const sessionSampleEvery = 200 * time.Millisecond
 
 // watchSessions counts, while the run lasts, the database sessions of the
 // bench's processes (their application_name is the bench's schema, or
-// ServeAppPrefix and the schema for its servers) on PostgreSQL; the
+// ServeAppPrefix and the schema for its servers) on PostgreSQL: client
+// backends only, since a VACUUM's parallel workers carry their leader's
+// application_name but are the server's own processes, not connections
+// (they count against max_worker_processes, not max_connections); the
 // answered function stops it and answers the result's extra fields:
 // claim_p99_ms of the bench's own claims (when it claimed), sessions_max,
 // server_sessions_max (when it ran servers), and the budget when pools are
@@ -36,7 +39,7 @@ func (d *Database) watchSessions(ctx context.Context, pools pgdriver.Pools) func
 		for {
 			var n, s int
 			if err := conn.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE application_name = $2)
-				FROM pg_stat_activity WHERE application_name IN ($1, $2)`, d.schema, ServeAppPrefix+d.schema).Scan(&n, &s); err == nil {
+				FROM pg_stat_activity WHERE application_name IN ($1, $2) AND backend_type = 'client backend'`, d.schema, ServeAppPrefix+d.schema).Scan(&n, &s); err == nil {
 				peak, servers = max(peak, n), max(servers, s)
 			}
 			select {
