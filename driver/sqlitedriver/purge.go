@@ -69,9 +69,10 @@ func (e executor) purgeTx(ctx context.Context, jobs []driver.ArchivedRef, from, 
 // purgeCheckpointEvery is how many purge transactions pass between two
 // checkpoints. Left to itself, SQLite checkpoints in the commit that takes
 // the WAL past 1,000 pages, on the writer: the claims waited for it. A
-// purge transaction of 200 deletes writes about 80 pages; checkpointing
-// every 4 keeps the WAL under that mark.
-const purgeCheckpointEvery = 4
+// purge transaction of 200 deletes writes up to about 80 pages, so 10 of
+// them stay under that mark with the other writes beside them, and a
+// checkpoint (two flushes) comes no more often than SQLite's own would.
+const purgeCheckpointEvery = 10
 
 // checkpointWAL copies the WAL's pages into the database on a reader's
 // connection (PASSIVE: it takes no lock a writer waits for), so that the
