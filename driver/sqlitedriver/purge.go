@@ -29,9 +29,6 @@ func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to
 			return gone, fmt.Errorf("delete archived jobs: %w", err)
 		}
 		gone = append(gone, g...)
-		if e.d.purgeTxs.Add(1)%purgeCheckpointEvery == 0 {
-			e.d.checkpointWAL(ctx)
-		}
 	}
 	return gone, nil
 }
@@ -64,21 +61,4 @@ func (e executor) purgeTx(ctx context.Context, jobs []driver.ArchivedRef, from, 
 		return nil, err
 	}
 	return gone, tx.Commit()
-}
-
-// purgeCheckpointEvery is how many purge transactions pass between two
-// checkpoints. Left to itself, SQLite checkpoints in the commit that takes
-// the WAL past 1,000 pages, on the writer: the claims waited for it. A
-// purge transaction of 200 deletes writes up to about 80 pages, so 10 of
-// them stay under that mark with the other writes beside them, and a
-// checkpoint (two flushes) comes no more often than SQLite's own would.
-const purgeCheckpointEvery = 10
-
-// checkpointWAL copies the WAL's pages into the database on a reader's
-// connection (PASSIVE: it takes no lock a writer waits for), so that the
-// writer, and the claims behind it, go on meanwhile. The next write starts
-// the WAL again from its beginning. A checkpoint that fails is left to the
-// next one, or to SQLite's own.
-func (d *Driver) checkpointWAL(ctx context.Context) {
-	_, _ = d.readers.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
 }

@@ -30,8 +30,6 @@ type Driver struct {
 	stmts   sync.Map // statement name → *sql.Stmt on the writer
 	warmed  atomic.Bool
 	closed  atomic.Bool
-	// purgeTxs counts the purge's transactions (purge.go).
-	purgeTxs atomic.Int64
 }
 
 // DB is the writer handle: a caller's own transactions (InsertTx) begin
