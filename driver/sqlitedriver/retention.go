@@ -156,12 +156,15 @@ func (tx executor) deleteArchived(ctx context.Context, jobs []driver.ArchivedRef
 	for i, j := range jobs {
 		versions[i] = [2]int64{j.ID, j.FinishedAt.UnixMicro()}
 	}
-	gone, err := scanIDs(tx.wquery(ctx, "RetentionDelete", sql.Named("jobs", jsonText(versions)),
+	gone, err := scanIDs(tx.wquery(ctx, "RetentionDeletable", sql.Named("jobs", jsonText(versions)),
 		sql.Named("from", from.UnixMicro()), sql.Named("to", to.UnixMicro()), sql.Named("now", now.UnixMicro())))
 	if err != nil || len(gone) == 0 {
 		return nil, err
 	}
 	args := []any{sql.Named("ids", jsonText(gone)), sql.Named("now", now.UnixMicro())}
+	if _, err := tx.wexec(ctx, "RetentionDelete", args[0]); err != nil {
+		return nil, err
+	}
 	if _, err := tx.wexec(ctx, "RetentionDeleteKeys", args...); err != nil {
 		return nil, err
 	}

@@ -52,15 +52,21 @@ WHERE finished_at >= @from AND finished_at < @to AND (finished_at, id) > (@after
 ORDER BY finished_at, id
 LIMIT @limit;
 
--- name: RetentionDelete
--- Deletes the jobs named in @jobs ([id, finished_at] pairs) finished in [@from, @to)
--- that are not held at @now, each only in the version named.
-DELETE FROM skiplock_jobs_archive AS a
+-- name: RetentionDeletable
+-- The jobs named in @jobs ([id, finished_at] pairs) finished in [@from, @to)
+-- that are not held at @now, each only in the version named: those
+-- RetentionDelete deletes next, in the same transaction.
+SELECT a.id FROM skiplock_jobs_archive AS a
 WHERE a.id IN (SELECT value ->> 0 FROM json_each(@jobs)) AND a.finished_at >= @from AND a.finished_at < @to
   AND (a.id, a.finished_at) IN (SELECT value ->> 0, value ->> 1 FROM json_each(@jobs))
   AND NOT EXISTS (SELECT 1 FROM skiplock_job_deps d WHERE d.parent_id = a.id)
-  AND NOT EXISTS (SELECT 1 FROM skiplock_unique_keys u WHERE u.job_id = a.id AND u.expires_at > @now)
-RETURNING id;
+  AND NOT EXISTS (SELECT 1 FROM skiplock_unique_keys u WHERE u.job_id = a.id AND u.expires_at > @now);
+
+-- name: RetentionDelete
+-- The jobs RetentionDeletable answered. No RETURNING: inside a transaction
+-- a statement with RETURNING copies every page it changes to a statement
+-- journal first, about a third of the purge's time.
+DELETE FROM skiplock_jobs_archive WHERE id IN (SELECT value FROM json_each(@ids));
 
 -- name: RetentionDeleteKeys
 -- The expired window keys of the jobs just deleted.
