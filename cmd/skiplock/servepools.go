@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -91,11 +92,9 @@ func checkPools(cfg serveConfig) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	for _, s := range poolSettings {
-		if rest, ok := strings.CutPrefix(msg, "pools."+s.key+": "); ok && cfg.poolsFrom[s.key] != "" {
-			return usagef("%s: %s", cfg.poolsFrom[s.key], rest)
-		}
+	var pe *pgdriver.PoolsError
+	if errors.As(err, &pe) && cfg.poolsFrom[pe.Field] != "" {
+		return usagef("%s: %s", cfg.poolsFrom[pe.Field], pe.Problem)
 	}
 	return usagef("%v", err)
 }

@@ -38,6 +38,15 @@ const (
 	DefaultMaintenanceConns = 2
 )
 
+// PoolsError is a Pools that cannot work: Field is the size at fault
+// (budget, claims, completions or maintenance), for a command to name it
+// as its user gave it (a flag, a variable, a file key).
+type PoolsError struct {
+	Field, Problem string
+}
+
+func (e *PoolsError) Error() string { return "pools." + e.Field + ": " + e.Problem }
+
 // Check answers the error Open would answer for these pools on url with
 // listenURL, without connecting: for a command to refuse its configuration
 // before it starts.
@@ -68,7 +77,7 @@ func (p Pools) sizes(listens bool) (poolSizes, error) {
 		n    int
 	}{{"claims", p.Claims}, {"completions", p.Completions}, {"maintenance", p.Maintenance}, {"budget", p.Budget}} {
 		if f.n < 0 {
-			return poolSizes{}, fmt.Errorf("pools.%s: must be 0 (the default) or more, got %d", f.name, f.n)
+			return poolSizes{}, &PoolsError{Field: f.name, Problem: fmt.Sprintf("must be 0 (the default) or more, got %d", f.n)}
 		}
 	}
 	s := poolSizes{claims: p.Claims, completions: p.Completions, maintenance: p.Maintenance, split: true}
@@ -96,9 +105,9 @@ func (p Pools) sizes(listens bool) (poolSizes, error) {
 		s.completions = rest
 	}
 	if s.claims == 0 || s.completions == 0 || s.maintenance == 0 || s.total() > p.Budget {
-		return poolSizes{}, fmt.Errorf("pools.budget: %d connections do not hold claims %s + completions %s + maintenance %s + listener %d; "+
+		return poolSizes{}, &PoolsError{Field: "budget", Problem: fmt.Sprintf("%d connections do not hold claims %s + completions %s + maintenance %s + listener %d; "+
 			"raise the budget or lower the pools (each needs at least 1)", p.Budget,
-			sizeOf(p.Claims, s.claims), sizeOf(p.Completions, s.completions), sizeOf(p.Maintenance, s.maintenance), s.listener)
+			sizeOf(p.Claims, s.claims), sizeOf(p.Completions, s.completions), sizeOf(p.Maintenance, s.maintenance), s.listener)}
 	}
 	return s, nil
 }
