@@ -18,7 +18,9 @@ const (
 
 // SeedArchive inserts n completed jobs straight into the archive, finished
 // purgeAge ago and earlier, spread over purgeDays days (each day in its own
-// partition on PostgreSQL), for the janitor to purge.
+// partition on PostgreSQL), for the janitor to purge. On SQLite their ids
+// follow their finish times, as in an archive that jobs reached in about
+// the order they were made: each day's jobs lie together in the table.
 func SeedArchive(ctx context.Context, db *Database, n int) error {
 	if db.Kind == "postgres" {
 		return seedPostgres(ctx, db, n)
@@ -32,7 +34,7 @@ func SeedArchive(ctx context.Context, db *Database, n int) error {
 		WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?1)
 		INSERT INTO skiplock_jobs_archive (id, kind, queue, state, payload, run_at, created_at, finished_at, updated_at)
 		SELECT 1000000000000 + n, 'bench_old', 'bench_old', 'completed', '{"n":' || n || '}', t, t, t, t
-		FROM (SELECT n, ?2 - (n % ?3) * 86400000000 - (n % 86400) * 1000000 AS t FROM g)`,
+		FROM (SELECT n, ?2 - ?3 * 86400000000 + n * (?3 * 86400000000 / ?1) AS t FROM g)`,
 		n, oldest, purgeDays)
 	if err != nil {
 		return fmt.Errorf("seed archive: %w", err)
