@@ -211,7 +211,9 @@ const hotTableSize = `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0
 
 // hotTableHolder names the session that has held a lock on the hot table
 // in a transaction open for two seconds or more ("" when none does); an
-// autovacuum worker is none (it cancels itself for a rebuild's lock).
+// autovacuum worker is none (it cancels itself for a rebuild's lock), nor
+// is any VACUUM in progress: on a busy machine one can take seconds, but it
+// ends by itself and its snapshot holds back no other vacuum.
 const hotTableHolder = `
 SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
                              ELSE format('pid %s (%s), in a transaction since %s', a.pid, a.application_name, a.xact_start) END
@@ -221,6 +223,8 @@ SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
                     AND (a.pid IS NULL OR a.xact_start < now() - interval '2 seconds')
                     -- autovacuum gives its lock up to whoever asks for a conflicting one
                     AND a.backend_type IS DISTINCT FROM 'autovacuum worker'
+                    -- a VACUUM, however slow, ends by itself and holds back no other vacuum
+                    AND NOT EXISTS (SELECT FROM pg_stat_progress_vacuum v WHERE v.pid = l.pid)
                   ORDER BY a.xact_start NULLS FIRST LIMIT 1), '')`
 
 // HotTableRebuild rebuilds the hot table once it takes limits.Ratio times

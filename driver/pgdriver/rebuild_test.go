@@ -270,3 +270,53 @@ func TestHotTableRebuildKeepsReplicaIdentityAndComment(t *testing.T) {
 		t.Fatalf("after the rebuild: replica identity %q, comment %q", ident, comment)
 	}
 }
+
+// A VACUUM that takes seconds holds a lock on the hot table all along, but
+// it is no holder: it ends by itself and holds back no other vacuum, so
+// nothing may be spilled or refused for it.
+func TestHotTableSlowVacuumIsNoHolder(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	insertFast(t, d, 2000, nil)
+	vac := pgtest.Conn(t, url)
+	// The slowest vacuum there is: a pause of 100 ms after each page.
+	if _, err := vac.Exec(ctx, `SET vacuum_cost_delay = '100ms'; SET vacuum_cost_limit = 1`); err != nil {
+		t.Fatal(err)
+	}
+	var pid int32
+	if err := vac.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := vac.Exec(context.WithoutCancel(ctx), `VACUUM (INDEX_CLEANUP ON) skiplock_jobs`)
+		done <- err
+	}()
+	testwait.Until(t, 30*time.Second, "the vacuum to have run for 3 s", func() bool {
+		var running bool
+		err := d.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity WHERE pid = $1
+			AND query ILIKE 'VACUUM%' AND xact_start < now() - interval '3 seconds')`, pid).Scan(&running)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return running
+	})
+	for range 5 {
+		r := rebuild(t, d, driver.RebuildLimits{Force: true, LockWait: 10 * time.Millisecond})
+		if r.HeldBy != "" {
+			t.Fatalf("a VACUUM in progress named as the hot table's holder: %q", r.HeldBy)
+		}
+		var vacuuming bool
+		if err := d.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_progress_vacuum WHERE pid = $1)`, pid).Scan(&vacuuming); err != nil {
+			t.Fatal(err)
+		}
+		if !vacuuming {
+			t.Fatal("the vacuum ended before the test could look: make it slower")
+		}
+	}
+	if _, err := d.Pool().Exec(ctx, `SELECT pg_cancel_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+}
