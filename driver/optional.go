@@ -219,11 +219,11 @@ type HotTableStore interface {
 	// deadRows dead rows, and answers whether it did. Autovacuum wakes once a minute, too seldom for a table
 	// that turns over thousands of rows a second.
 	HotTableVacuum(ctx context.Context, deadRows int64) (bool, error)
-	// HotTableRebuild copies the hot table's live jobs into a new table and
-	// drops the old one when the table has grown to many times what its
-	// live jobs need. Vacuum cannot shrink
-	// a table, nor remove rows that a snapshot held open elsewhere can
-	// still see; dropping the table's files can.
+	// HotTableRebuild truncates the hot table and writes its live jobs
+	// back when the table has grown to many times what its live jobs
+	// need. Vacuum cannot shrink a table, nor remove rows that a snapshot
+	// held open elsewhere can still see; truncating drops the table's
+	// files whatever snapshots are open.
 	HotTableRebuild(ctx context.Context, limits RebuildLimits) (Rebuild, error)
 	// HotTableSpill keeps new jobs out of a hot table that a transaction
 	// open elsewhere keeps from being rebuilt, in spill tables that can be

@@ -288,10 +288,6 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 		r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
 	case -3:
 		r.Refused = "the database role in use does not own the hot table"
-	case -4:
-		r.Refused = "the hot table has row security, rules or column grants, which a rebuild would not carry over"
-	case -5:
-		r.Refused = "another object (a view?) depends on the hot table"
 	}
 	if r.Moved < 0 {
 		r.Moved = 0

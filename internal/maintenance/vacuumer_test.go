@@ -126,7 +126,7 @@ func TestVacuumerLeavesABurstToVacuum(t *testing.T) {
 	ctx := t.Context()
 	oid := func() (o uint32) {
 		t.Helper()
-		if err := drv.Pool().QueryRow(ctx, `SELECT 'skiplock_jobs'::regclass::oid`).Scan(&o); err != nil {
+		if err := drv.Pool().QueryRow(ctx, `SELECT pg_relation_filenode('skiplock_jobs')`).Scan(&o); err != nil {
 			t.Fatal(err)
 		}
 		return o
