@@ -23,10 +23,11 @@ BEGIN
     EXCEPTION WHEN lock_not_available THEN
         RETURN -1;
     END;
-    -- Through the primary key: after a vacuum, its pages hold the live jobs
-    -- only, where the heap may be mostly empty pages.
-    PERFORM set_config('enable_seqscan', 'off', true);
-    live := ARRAY(SELECT j FROM ONLY skiplock_jobs j ORDER BY j.id LIMIT max_rows + 1);
+    -- In the heap's order: a rebuild runs while a held snapshot keeps vacuum
+    -- from removing dead rows, and an index scan would visit each dead
+    -- row's entry in turn (5,000 live jobs among 95,000 dead ones: 14 ms
+    -- read in the heap's order, 99 ms through the primary key).
+    live := ARRAY(SELECT j FROM ONLY skiplock_jobs j LIMIT max_rows + 1);
     moved := coalesce(cardinality(live), 0);
     IF moved > max_rows THEN
         RETURN -2;
