@@ -78,9 +78,13 @@ type hotTableUpkeep struct {
 	// held: the last look found the snapshot that the vacuum before it met
 	// still open, so vacuum can remove nothing deleted since. Only then
 	// does a rebuild or a spill table pay for itself (see HotTableRebuild).
-	held    bool
-	perJob  int64
-	version int // the server's server_version_num, once asked
+	held bool
+	// afterHold: a held snapshot has ended since the last rebuild. Its
+	// churn left the table bloated, and vacuum makes that space reusable
+	// without giving it back: one rebuild may follow, once the ratio holds.
+	afterHold bool
+	perJob    int64
+	version   int // the server's server_version_num, once asked
 
 	// Spill tables (spill.go): the hot table's holder as last read and
 	// when.
@@ -164,6 +168,9 @@ func (e upkeep) HotTableVacuum(ctx context.Context, deadRows int64) (bool, error
 			e.vac.held = true
 			return false, nil
 		}
+	}
+	if e.vac.held {
+		e.vac.afterHold = true
 	}
 	e.vac.held = false
 	// VACUUM cannot run in a transaction: this goes straight to the pool.
@@ -262,7 +269,7 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 	// reads lags the table by up to a second (right after a bulk insert it
 	// took a 50,000-job backlog for an empty table, and copied it whole,
 	// claims waiting, again and again).
-	if !limits.Force && !e.vac.held {
+	if !limits.Force && !e.vac.held && !e.vac.afterHold {
 		return r, nil
 	}
 	if err := e.q.QueryRow(ctx, hotTableHolder).Scan(&r.HeldBy); err != nil || r.HeldBy != "" {
@@ -293,7 +300,7 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 		r.Moved = 0
 		return r, nil
 	}
-	r.Done = true
+	r.Done, e.vac.afterHold = true, false
 	if err := e.q.QueryRow(ctx, `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0)`).Scan(&r.BytesAfter); err != nil {
 		return r, err
 	}

@@ -193,6 +193,51 @@ func TestVacuumerRebuildsUnderAHeldSnapshot(t *testing.T) {
 	}
 }
 
+// A held snapshot leaves the table bloated when it ends, and vacuum only
+// makes that space reusable: once the hold has ended, one rebuild gives it
+// back. A burst after that, with no snapshot held, is left to vacuum.
+func TestVacuumerRebuildsOnceAfterAHeldSnapshot(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Database(t)
+	ctx := t.Context()
+	holder := pgtest.HoldSnapshot(t, url)
+	leaveDeadRows(t, drv, 20000)
+	statsSeeDeleted(t, drv, 20000)
+	if !vacuum(t, drv) {
+		t.Fatal("no first vacuum")
+	}
+	if vacuum(t, drv) {
+		t.Fatal("vacuumed again behind the same held snapshot")
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	if !vacuum(t, drv) {
+		t.Fatal("no vacuum once the snapshot was let go")
+	}
+	size := func() (n int64) {
+		if err := drv.Pool().QueryRow(ctx, `SELECT pg_total_relation_size('skiplock_jobs')`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := size()
+	if before < 1<<20 {
+		t.Fatalf("the burst left %d bytes; the test needs 1 MiB or more", before)
+	}
+	r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{})
+	if err != nil || !r.Done {
+		t.Fatalf("rebuild once the hold ended: %+v, %v; want done", r, err)
+	}
+	if after := size(); after*10 > before {
+		t.Fatalf("the rebuild left %d bytes of %d", after, before)
+	}
+	leaveDeadRows(t, drv, 20000)
+	if r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{}); err != nil || r.Done {
+		t.Fatalf("rebuild after a burst with no snapshot held: %+v, %v; want none", r, err)
+	}
+}
+
 // A transaction that has read the hot table holds a lock no rebuild can
 // pass: the vacuumer sends new jobs to a spill table while it lasts, and
 // once it has ended takes the spill table back and rebuilds the hot table.
