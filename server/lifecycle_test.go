@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/skiplock/skiplock"
+	"github.com/skiplock/skiplock/internal/testwait"
 	"github.com/skiplock/skiplock/server"
 )
 
@@ -62,6 +63,9 @@ func TestCloseLeavesNoGoroutine(t *testing.T) {
 			_ = stream.Body.Close()
 			ts.Close()
 			hc.CloseIdleConnections()
+			// goleak's own retries last about a second; on a slow machine a
+			// connection's background read can take longer to see its close.
+			testwait.Until(t, 10*time.Second, "the server's goroutines to end", func() bool { return goleak.Find(ignore) == nil })
 			goleak.VerifyNone(t, ignore)
 		})
 	}
