@@ -73,8 +73,10 @@ class WorkerProcessTest(unittest.TestCase):
         self.assertEqual(self.c.get(jid).state, "completed")  # drained and reported before exit
         # A worker waiting in a 30 s long poll abandons it (closing its
         # connection) rather than waiting it out; its claim gets nothing.
+        os.remove(self.runs + ".ready")  # the first worker's
         p = self.spawn(self.queue, self.runs, "quick", "--wait", "30")
-        time.sleep(1.0)
+        wait_for(lambda: os.path.exists(self.runs + ".ready"), 30, "the worker's SIGTERM handler")
+        time.sleep(1.0)  # into its long poll
         began = time.monotonic()
         p.send_signal(signal.SIGTERM)
         self.assertEqual(p.wait(60), 0)

@@ -6,11 +6,13 @@ writes "<id> <attempt> <worker_id>" per job it starts to a runs file.
 MODE: "quick" returns at once; "hang" sleeps until killed; "slow" works
 1.5 s, checking for interruptions; "stubborn" sleeps 30 s ignoring them.
 The runs of "quick" are written when the worker stops (SIGTERM), the
-others' at once.
+others' at once. The file RUNS_FILE.ready appears once the worker's
+SIGTERM handler is in place, so a test's SIGTERM cannot come first.
 """
 import argparse
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -59,6 +61,12 @@ def main() -> None:
             time.sleep(30)
         return {"attempt": job.attempt, "worker": worker.worker_id}
 
+    def announce_ready() -> None:
+        while signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+            time.sleep(0.01)
+        with open(a.runs + ".ready", "w"):
+            pass
+    threading.Thread(target=announce_ready, daemon=True).start()
     worker.run()
     if a.mode == "quick":
         with open(a.runs, "w") as f:
