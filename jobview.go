@@ -47,18 +47,32 @@ type JobView struct {
 
 // NewJobView answers the API view of a job. Its times are in UTC and held
 // within what JSON can write (ViewTime), so any stored job renders.
-func NewJobView(row *JobRow) *JobView {
-	j := *row
-	j.FillEmpty() // a row built by hand may have nil lists
-	return &JobView{ID: j.ID, Kind: j.Kind, Op: optional(j.Op), Queue: j.Queue, Tenant: j.Tenant, State: j.State,
-		Priority: j.Priority, Payload: orJSON(j.Payload, "{}"), Metadata: orJSON(j.Metadata, "{}"), Tags: j.Tags,
+func NewJobView(j *JobRow) *JobView {
+	v := JobViewOf(j)
+	return &v
+}
+
+// JobViewOf is NewJobView as a value, for a caller that converts many
+// jobs and keeps none of the views (the vault's export).
+func JobViewOf(j *JobRow) JobView {
+	return JobView{ID: j.ID, Kind: j.Kind, Op: optional(j.Op), Queue: j.Queue, Tenant: j.Tenant, State: j.State,
+		Priority: j.Priority, Payload: orJSON(j.Payload, "{}"), Metadata: orJSON(j.Metadata, "{}"), Tags: orEmpty(j.Tags),
 		Attempt: j.Attempt, MaxRetries: j.MaxRetries, RunAt: ViewTime(j.RunAt), CreatedAt: ViewTime(j.CreatedAt),
 		StartedAt: viewTimePtr(j.StartedAt), FinishedAt: viewTimePtr(j.FinishedAt), UpdatedAt: ViewTime(j.UpdatedAt),
 		LeaseUntil: viewTimePtr(j.LeaseUntil), WorkerID: optional(j.WorkerID), HeartbeatAt: viewTimePtr(j.HeartbeatAt),
 		Progress: j.Progress, ProgressMessage: j.ProgressMessage,
-		Checkpoint: orJSON(j.Checkpoint, "null"), Result: orJSON(j.Result, "null"), Errors: viewErrors(j.Errors),
-		IdempotencyKey: optional(j.IdempotencyKey), DependsOn: j.DependsOn, WorkflowID: optional(j.WorkflowID),
-		Stage: optional(j.Stage), CancelRequested: j.CancelRequested, Traceparent: jobTraceparent(&j)}
+		Checkpoint: orJSON(j.Checkpoint, "null"), Result: orJSON(j.Result, "null"), Errors: orEmpty(viewErrors(j.Errors)),
+		IdempotencyKey: optional(j.IdempotencyKey), DependsOn: orEmpty(j.DependsOn), WorkflowID: optional(j.WorkflowID),
+		Stage: optional(j.Stage), CancelRequested: j.CancelRequested, Traceparent: jobTraceparent(j)}
+}
+
+// orEmpty answers s, an empty list for nil (a row built by hand may have
+// nil lists; the view's are never null).
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // jobTraceparent answers the traceparent in a job's metadata, or "".

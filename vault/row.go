@@ -1,18 +1,15 @@
 package vault
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/skiplock/skiplock"
 )
 
 // jobRecord is one row of a jobs file: every field of skiplock.JobView and
-// the two a restore needs that the view leaves out,
-// JSON fields as JSON text, times as UTC timestamps in microseconds (the
+// the two a restore needs that the view leaves out, JSON fields as JSON text, times as UTC timestamps in microseconds (the
 // precision both databases keep), unset optional fields null.
 type jobRecord struct {
 	ID              int64      `parquet:"id,delta"`
@@ -53,83 +50,33 @@ type jobRecord struct {
 	AttemptBase        int32 `parquet:"attempt_base,optional"`
 }
 
-// newJobRecord answers the row of j, as its API view shows it
-// (skiplock.NewJobView), built from the row directly: export converts every
-// job, and the view's copies cost more than the Parquet encoding.
+// newJobRecord answers the row of j: its API view (skiplock.JobViewOf),
+// times to the microsecond, JSON null for unset documents.
 func newJobRecord(j *skiplock.JobRow) (jobRecord, error) {
+	v := skiplock.JobViewOf(j)
 	errs := "[]" // most finished jobs have no errors: skip the encoder
-	if len(j.Errors) > 0 {
-		b, err := json.Marshal(viewErrors(j.Errors))
+	if len(v.Errors) > 0 {
+		b, err := json.Marshal(v.Errors)
 		if err != nil {
 			return jobRecord{}, fmt.Errorf("job %d: errors: %w", j.ID, err)
 		}
 		errs = string(b)
 	}
-	return jobRecord{ID: j.ID, Kind: j.Kind, Op: optionalString(j.Op), Queue: j.Queue, Tenant: j.Tenant,
-		State: string(j.State), Priority: int32(j.Priority), Payload: orJSON(j.Payload, "{}"),
-		Metadata: orJSON(j.Metadata, "{}"), Tags: orEmpty(j.Tags), Attempt: int32(j.Attempt),
-		MaxRetries: int32(j.MaxRetries), RunAt: viewMicro(j.RunAt), CreatedAt: viewMicro(j.CreatedAt),
-		StartedAt: viewMicroPtr(j.StartedAt), FinishedAt: viewMicroPtr(j.FinishedAt), UpdatedAt: viewMicro(j.UpdatedAt),
-		LeaseUntil: viewMicroPtr(j.LeaseUntil), WorkerID: optionalString(j.WorkerID),
-		HeartbeatAt: viewMicroPtr(j.HeartbeatAt), Progress: int32(j.Progress), ProgressMessage: j.ProgressMessage,
-		Checkpoint: jsonOrNull(j.Checkpoint), Result: jsonOrNull(j.Result), Errors: errs,
-		IdempotencyKey: optionalString(j.IdempotencyKey), DependsOn: orEmpty(j.DependsOn),
-		WorkflowID: optionalString(j.WorkflowID), Stage: optionalString(j.Stage), CancelRequested: j.CancelRequested,
-		RunOnParentFailure: j.RunOnParentFailure, AttemptBase: int32(j.AttemptBase),
-		Traceparent: optionalString(traceparent(j))}, nil
-}
-
-// viewErrors answers errs with their times as the view shows them; errs
-// belongs to the row and is copied before any change.
-func viewErrors(errs []skiplock.AttemptError) []skiplock.AttemptError {
-	for i := range errs {
-		if !skiplock.ViewTime(errs[i].At).Equal(errs[i].At) {
-			out := slices.Clone(errs)
-			for k := i; k < len(out); k++ {
-				out[k].At = skiplock.ViewTime(out[k].At)
-			}
-			return out
+	for _, t := range []*time.Time{v.StartedAt, v.FinishedAt, v.LeaseUntil, v.HeartbeatAt} {
+		if t != nil { // the view's own copy
+			*t = micro(*t)
 		}
 	}
-	return errs
-}
-
-// traceparent answers the W3C trace context in j's metadata, or "".
-func traceparent(j *skiplock.JobRow) string {
-	if !bytes.Contains(j.Metadata, []byte(`"traceparent"`)) {
-		return ""
-	}
-	var tp string
-	if ok, err := skiplock.MetadataValue(j, "traceparent", &tp); !ok || err != nil {
-		return ""
-	}
-	return tp
-}
-
-func orJSON(b json.RawMessage, def string) string {
-	if len(b) == 0 {
-		return def
-	}
-	return string(b)
-}
-
-// orEmpty answers s, an empty list for nil (the view's lists are never null).
-func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
-}
-
-// viewMicro is the view's time (skiplock.ViewTime) to the microsecond.
-func viewMicro(t time.Time) time.Time { return micro(skiplock.ViewTime(t)) }
-
-func viewMicroPtr(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	m := viewMicro(*t)
-	return &m
+	return jobRecord{ID: v.ID, Kind: v.Kind, Op: v.Op, Queue: v.Queue, Tenant: v.Tenant, State: string(v.State),
+		Priority: int32(v.Priority), Payload: string(v.Payload), Metadata: string(v.Metadata), Tags: v.Tags,
+		Attempt: int32(v.Attempt), MaxRetries: int32(v.MaxRetries), RunAt: micro(v.RunAt), CreatedAt: micro(v.CreatedAt),
+		StartedAt: v.StartedAt, FinishedAt: v.FinishedAt, UpdatedAt: micro(v.UpdatedAt),
+		LeaseUntil: v.LeaseUntil, WorkerID: v.WorkerID, HeartbeatAt: v.HeartbeatAt,
+		Progress: int32(v.Progress), ProgressMessage: v.ProgressMessage, Checkpoint: jsonOrNull(v.Checkpoint),
+		Result: jsonOrNull(v.Result), Errors: errs, IdempotencyKey: v.IdempotencyKey,
+		DependsOn: v.DependsOn, WorkflowID: v.WorkflowID, Stage: v.Stage, CancelRequested: v.CancelRequested,
+		RunOnParentFailure: j.RunOnParentFailure, AttemptBase: int32(j.AttemptBase),
+		Traceparent: optionalString(v.Traceparent)}, nil
 }
 
 // job answers the stored job the row was made from.

@@ -3,36 +3,16 @@ package vault
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/skiplock/skiplock"
 )
 
-// viewRecord is the row of j made the long way, through its API view:
-// what newJobRecord must answer without the view.
-func viewRecord(t *testing.T, j *skiplock.JobRow) jobRecord {
-	t.Helper()
-	v := skiplock.NewJobView(j)
-	errs, err := json.Marshal(v.Errors)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return jobRecord{ID: v.ID, Kind: v.Kind, Op: v.Op, Queue: v.Queue, Tenant: v.Tenant, State: string(v.State),
-		Priority: int32(v.Priority), Payload: string(v.Payload), Metadata: string(v.Metadata), Tags: v.Tags,
-		Attempt: int32(v.Attempt), MaxRetries: int32(v.MaxRetries), RunAt: micro(v.RunAt), CreatedAt: micro(v.CreatedAt),
-		StartedAt: microPtr(v.StartedAt), FinishedAt: microPtr(v.FinishedAt), UpdatedAt: micro(v.UpdatedAt),
-		LeaseUntil: microPtr(v.LeaseUntil), WorkerID: v.WorkerID, HeartbeatAt: microPtr(v.HeartbeatAt),
-		Progress: int32(v.Progress), ProgressMessage: v.ProgressMessage, Checkpoint: jsonOrNull(v.Checkpoint),
-		Result: jsonOrNull(v.Result), Errors: string(errs), IdempotencyKey: v.IdempotencyKey,
-		DependsOn: v.DependsOn, WorkflowID: v.WorkflowID, Stage: v.Stage, CancelRequested: v.CancelRequested,
-		RunOnParentFailure: j.RunOnParentFailure, AttemptBase: int32(j.AttemptBase),
-		Traceparent: optionalString(v.Traceparent)}
-}
-
 // TestJobRecordIsTheView: a row holds what the API view shows of a job,
-// for bare rows, full rows, errors with zoned and out-of-range times,
-// and a traceparent in the metadata.
+// for bare rows, full rows, errors with zoned and out-of-range times, and
+// a traceparent in the metadata; read back, it is the job again.
 func TestJobRecordIsTheView(t *testing.T) {
 	paris := time.FixedZone("CET", 3600)
 	at := time.Date(2026, 3, 4, 5, 6, 7, 891234567, paris)
@@ -55,14 +35,58 @@ func TestJobRecordIsTheView(t *testing.T) {
 			Result: json.RawMessage(`null`), Errors: []skiplock.AttemptError{{Attempt: 1, At: at.UTC()}},
 			Metadata: json.RawMessage(`{"traceparent":7}`)},
 	}
+	tp := "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+	checks := map[string]func(t *testing.T, r jobRecord){
+		"bare": func(t *testing.T, r jobRecord) {
+			if r.Op != nil || r.WorkerID != nil || r.StartedAt != nil || r.Checkpoint != nil || r.Traceparent != nil ||
+				r.Payload != "{}" || r.Metadata != "{}" || r.Errors != "[]" || r.Tags == nil || r.DependsOn == nil {
+				t.Errorf("unset fields: %+v", r)
+			}
+		},
+		"full": func(t *testing.T, r jobRecord) {
+			if r.Traceparent == nil || *r.Traceparent != tp || r.Op == nil || *r.Op != "op" || *r.Checkpoint != `{"c":1}` {
+				t.Errorf("set fields: %+v", r)
+			}
+			if !strings.Contains(r.Errors, `"type":"boom"`) || !strings.Contains(r.Errors, `"at":"0001-01-01T00:00:00Z"`) {
+				t.Errorf("errors %s: want both, the second at the first time JSON writes", r.Errors)
+			}
+			if !r.RunAt.Equal(at.Truncate(time.Microsecond)) || r.RunAt.Location() != time.UTC {
+				t.Errorf("run_at %v: want %v in UTC to the microsecond", r.RunAt, at)
+			}
+		},
+		"null documents": func(t *testing.T, r jobRecord) {
+			if r.Checkpoint != nil || r.Result != nil || r.Traceparent != nil {
+				t.Errorf("null documents and a traceparent that is no string: %+v", r)
+			}
+		},
+	}
 	for name, j := range rows {
 		t.Run(name, func(t *testing.T) {
-			got, err := newJobRecord(j)
+			r, err := newJobRecord(j)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := viewRecord(t, j); !reflect.DeepEqual(got, want) {
-				t.Fatalf("row\n got %+v\nwant %+v", got, want)
+			checks[name](t, r)
+			back, err := r.job()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := atMicros(j) // error times in UTC
+			want.FillEmpty()
+			if len(want.Payload) == 0 {
+				want.Payload = json.RawMessage("{}")
+			}
+			if len(want.Metadata) == 0 {
+				want.Metadata = json.RawMessage("{}")
+			}
+			if string(j.Checkpoint) == "null" {
+				want.Checkpoint, want.Result = nil, nil
+			}
+			for i := range back.Errors {
+				back.Errors[i].At = back.Errors[i].At.UTC()
+			}
+			if !reflect.DeepEqual(back, want) {
+				t.Fatalf("read back\n got %+v\nwant %+v", back, want)
 			}
 		})
 	}

@@ -129,7 +129,7 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 	f.StringVar(&o.Mode, "mode", "drain", strings.Join(bench.Modes, ", "))
 	f.IntVar(&o.Jobs, "jobs", bench.DefaultJobs, "jobs to drain or insert")
 	f.DurationVar(&o.Duration, "duration", bench.DefaultDuration, "how long e2e, the latency modes, http, steady and commit run")
-	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency modes and steady: jobs enqueued per second, one at a time; commit: inserts per second")
+	f.Float64Var(&o.Rate, "rate", bench.DefaultRate, "latency modes: jobs enqueued per second, one at a time; steady: jobs offered per second, those due at once in one insert; commit: inserts per second")
 	f.IntVar(&o.Workers, "workers", 0, "MaxWorkers of the bench queue (default Skiplock's, 1000)")
 	addPoolFlags(f, &o.Pools)
 	f.IntVar(&o.Batch, "batch", bench.DefaultBatch, "jobs per InsertMany")
