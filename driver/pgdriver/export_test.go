@@ -73,3 +73,9 @@ func SetPoolWatchInterval(d time.Duration) (restore func()) {
 	poolWatchInterval = d
 	return func() { poolWatchInterval = was }
 }
+
+// EmptySpill empties spill table name (drops it with drop) as the upkeep
+// does, waiting up to lockWait for its lock.
+func EmptySpill(ctx context.Context, d *Driver, name string, drop bool, lockWait time.Duration) (moved int64, done bool, err error) {
+	return d.upkeep.spillEmpty(ctx, name, drop, driver.SpillLimits{LockWait: lockWait})
+}

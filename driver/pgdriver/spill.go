@@ -254,7 +254,13 @@ func (e upkeep) spillTarget(ctx context.Context, name string) error {
 // false when its lock was not had, and the table then waits spillRetry:
 // while the emptying waits for the lock, every claim waits behind it.
 func (e upkeep) spillEmpty(ctx context.Context, name string, drop bool, limits driver.SpillLimits) (moved int64, done bool, err error) {
-	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, $2, $3)`, name, drop, limits.LockWait.Milliseconds()).Scan(&moved); err != nil {
+	err = e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_empty($1, $2, $3)`, name, drop, limits.LockWait.Milliseconds()).Scan(&moved)
+	if isUndefinedTable(err) {
+		// Dropped by another upkeep while this one waited for its lock:
+		// nothing left to do here.
+		return 0, false, nil
+	}
+	if err != nil {
 		return 0, false, fmt.Errorf("empty spill table %s: %w", name, err)
 	}
 	done = moved >= 0

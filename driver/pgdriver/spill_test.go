@@ -558,3 +558,58 @@ func TestHotTableUpkeepIsTheDrivers(t *testing.T) {
 		}
 	}
 }
+
+// Two upkeeps that take back the same spill table: the one that waited for
+// its lock while the other dropped it finds it gone, and that is no error
+// (the other side here is a transaction that drops it as the upkeep does).
+func TestHotTableSpillTakenBackTwiceIsNoError(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	holder := holdTable(t, d, url)
+	name := spill(t, d, true, smallSpills).Opened
+	if _, err := holder.Exec(t.Context(), `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	other, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	if _, err := other.Exec(t.Context(), `UPDATE skiplock_hot_spill SET target = false`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := other.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(t.Context(), `LOCK TABLE ONLY `+pgx.Identifier{name}.Sanitize()+` IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := pgdriver.EmptySpill(context.Background(), d, name, true, 10*time.Second)
+		done <- err
+	}()
+	testwait.Until(t, 30*time.Second, "the upkeep to wait for the spill table's lock", func() bool {
+		var waiting bool
+		if err := d.Pool().QueryRow(t.Context(), `SELECT EXISTS (SELECT FROM pg_locks WHERE NOT granted AND relation = $1::regclass)`, name).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		return waiting
+	})
+	if _, err := tx.Exec(t.Context(), `DROP TABLE `+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(t.Context(), `DELETE FROM skiplock_hot_spill WHERE name = $1`, name); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the upkeep that found its spill table dropped: %v", err)
+	}
+	if s := spill(t, d, false, longLockWait); s.Active {
+		t.Fatalf("spill tables left: %+v", s)
+	}
+}
