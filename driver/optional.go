@@ -245,6 +245,11 @@ type RebuildLimits struct {
 	// MaxRows: no rebuild while more jobs than this are live (default
 	// 100,000): the jobs are copied while the table is locked.
 	MaxRows int64
+	// HeldBytes: while a snapshot held open elsewhere keeps vacuum from
+	// removing anything, the table is rebuilt once it takes this much,
+	// whatever Ratio says (default 128 MiB), so that it stays within about
+	// twice this.
+	HeldBytes int64
 	// LockWait is how long the rebuild waits for the table's lock before it
 	// gives up until the next try (default 50 ms); claims wait behind it.
 	LockWait time.Duration

@@ -94,6 +94,7 @@ type hotTableUpkeep struct {
 	// and in the one before: see peakLive.
 	peak, lastPeak int64
 	windowStart    time.Time
+	overUntil      time.Time            // more than MaxRows jobs counted: no count again before
 	emptied        map[string]bool      // spill tables emptied since they were a target
 	notBefore      map[string]time.Time // spill tables not to be looked at again before then
 }
@@ -236,7 +237,7 @@ SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
 
 // HotTableRebuild rebuilds the hot table once it takes limits.Ratio times
 // what its live jobs need (what a live job took after the last rebuild, 1 kB
-// before the first), unless a transaction open for seconds holds a lock on
+// before the first), or limits.HeldBytes while a snapshot is held, unless a transaction open for seconds holds a lock on
 // it, which the rebuild would only wait behind.
 func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
 	limits = rebuildDefaults(limits)
@@ -252,7 +253,11 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 		perJob = e.vac.perJob
 	}
 	live = e.vac.peakLive(live)
-	if !limits.Force && (r.BytesBefore < limits.MinBytes || r.BytesBefore < limits.Ratio*(live+1)*perJob) {
+	need := limits.Ratio * (live + 1) * perJob
+	if e.vac.held {
+		need = min(need, limits.HeldBytes)
+	}
+	if !limits.Force && (r.BytesBefore < limits.MinBytes || r.BytesBefore < need) {
 		// Not worth a rebuild yet; but if vacuum is stuck behind a snapshot
 		// and that snapshot's transaction holds a lock no rebuild could
 		// pass, say so now, while the table is still small: new jobs can
@@ -276,8 +281,22 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 		return r, err
 	}
 	if live > limits.MaxRows {
-		r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
-		return r, nil
+		// The statistics' count may be wrong: a rebuild truncates the table,
+		// and what other sessions inserted and deleted before it but report
+		// after it is counted again. Count, at most once a window.
+		if time.Now().Before(e.vac.overUntil) {
+			r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
+			return r, nil
+		}
+		var counted int64
+		if err := e.q.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM ONLY skiplock_jobs LIMIT $1) s`, limits.MaxRows+1).Scan(&counted); err != nil {
+			return r, fmt.Errorf("count the live jobs: %w", err)
+		}
+		if counted > limits.MaxRows {
+			e.vac.overUntil = time.Now().Add(peakWindow)
+			r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
+			return r, nil
+		}
 	}
 	// Spill tables are children of the hot table: they go back first
 	// (HotTableSpill), and the table is rebuilt after.
@@ -301,6 +320,7 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 		return r, nil
 	}
 	r.Done, e.vac.afterHold = true, false
+	e.vac.peak, e.vac.lastPeak = r.Moved, 0 // what was counted before it may be wrong by now
 	if err := e.q.QueryRow(ctx, `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0)`).Scan(&r.BytesAfter); err != nil {
 		return r, err
 	}
@@ -319,6 +339,9 @@ func rebuildDefaults(l driver.RebuildLimits) driver.RebuildLimits {
 	}
 	if l.MaxRows <= 0 {
 		l.MaxRows = 100_000
+	}
+	if l.HeldBytes <= 0 {
+		l.HeldBytes = 128 << 20
 	}
 	if l.LockWait <= 0 {
 		l.LockWait = 50 * time.Millisecond

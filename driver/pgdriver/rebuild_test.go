@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgtest"
@@ -204,6 +206,40 @@ func TestHotTableRebuildRefusesTooManyJobs(t *testing.T) {
 	}
 	if hotTableFile(t, d) != oid {
 		t.Fatal("the hot table changed in a refused rebuild")
+	}
+}
+
+// Statistics that count more live jobs than MaxRows while the table holds
+// fewer (after a rebuild's TRUNCATE, what other sessions report late is
+// counted again) do not refuse a rebuild: the jobs are counted.
+func TestHotTableRebuildCountsWhenTheStatisticsSayTooMany(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	insertFast(t, d, 200, nil)
+	ctx := t.Context()
+	var live int64
+	testwait.Until(t, 30*time.Second, "the statistics to count the 200 jobs", func() bool {
+		if err := d.Pool().QueryRow(ctx, `SELECT pg_stat_get_live_tuples('skiplock_jobs'::regclass)`).Scan(&live); err != nil {
+			t.Fatal(err)
+		}
+		return live >= 200
+	})
+	// A session that reported its statistics a moment ago keeps those of
+	// its next transaction for a second or more: the deletes go uncounted.
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `SELECT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM skiplock_jobs WHERE id NOT IN (SELECT id FROM skiplock_jobs ORDER BY id LIMIT 5)`); err != nil {
+		t.Fatal(err)
+	}
+	r := rebuild(t, d, driver.RebuildLimits{Force: true, MaxRows: 100})
+	if !r.Done || r.Moved != 5 {
+		t.Fatalf("rebuild with 5 jobs live, 100 allowed, the statistics counting up to 200: %+v", r)
 	}
 }
 

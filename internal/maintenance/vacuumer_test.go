@@ -246,6 +246,46 @@ func TestVacuumerRebuildsOnceAfterAHeldSnapshot(t *testing.T) {
 	}
 }
 
+// While a snapshot is held, a table of HeldBytes or more is rebuilt even
+// though its live jobs would not call for it yet by the ratio.
+func TestVacuumerRebuildsPastHeldBytes(t *testing.T) {
+	t.Parallel()
+	drv, url := pgtest.Database(t)
+	ctx := t.Context()
+	holder := holdOldestSnapshot(t, drv, url)
+	leaveDeadRows(t, drv, 20000)
+	statsSeeDeleted(t, drv, 20000)
+	vacuumOnceSeen(t, drv)
+	if vacuum(t, drv) {
+		t.Fatal("vacuumed again behind the same held snapshot")
+	}
+	live := make([]*driver.InsertParams, 100)
+	for i := range live {
+		live[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
+	}
+	if _, err := drv.JobInsertFast(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 30*time.Second, "the statistics to count the live jobs", func() bool {
+		var n int64
+		if err := drv.Pool().QueryRow(ctx, `SELECT pg_stat_get_live_tuples('skiplock_jobs'::regclass)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n >= 100
+	})
+	byRatio := driver.RebuildLimits{Ratio: 1000, HeldBytes: 1 << 40}
+	if r, err := drv.HotTableRebuild(ctx, byRatio); err != nil || r.Done {
+		t.Fatalf("rebuild by a ratio of 1000 alone: %+v, %v; want none", r, err)
+	}
+	r, err := drv.HotTableRebuild(ctx, driver.RebuildLimits{Ratio: 1000, HeldBytes: 1 << 20})
+	if err != nil || !r.Done || r.Moved != 100 {
+		t.Fatalf("rebuild past 1 MiB under a held snapshot: %+v, %v; want done, 100 jobs moved", r, err)
+	}
+	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A transaction that has read the hot table holds a lock no rebuild can
 // pass: the vacuumer sends new jobs to a spill table while it lasts, and
 // once it has ended takes the spill table back and rebuilds the hot table.
