@@ -95,6 +95,30 @@ var _ = add("InsertFastIDsInOrder", func(e *env) {
 	e.wantState(got[2], driver.StatePaused)
 })
 
+// A small batch keeps the order and the states of a large one, and is
+// stored all or nothing.
+var _ = add("InsertFastSmallBatch", func(e *env) {
+	ps := []*driver.InsertParams{job("small"), job("small"), job("small")}
+	ps[1].RunAt = time.Now().Add(time.Hour)
+	ps[2].Paused = true
+	got, err := e.d.JobInsertFast(e.ctx, ps)
+	if err != nil || len(got) != 3 || got[0] >= got[1] || got[1] >= got[2] {
+		e.t.Fatalf("JobInsertFast of 3: ids %v, err %v", got, err)
+	}
+	e.wantState(got[0], driver.StatePending)
+	e.wantState(got[1], driver.StateScheduled)
+	e.wantState(got[2], driver.StatePaused)
+	bad := []*driver.InsertParams{job("small-bad"), job("small-bad"), job("small-bad")}
+	bad[2].Priority = 11 // refused by the table's check, after the first two
+	if ids, err := e.d.JobInsertFast(e.ctx, bad); err == nil {
+		e.t.Fatalf("JobInsertFast with a priority of 11: ids %v, no error", ids)
+	}
+	jobs, err := e.admin().JobList(e.ctx, driver.ListParams{Kind: "small-bad", Limit: 10})
+	if err != nil || len(jobs) != 0 {
+		e.t.Fatalf("after the refused batch: %d jobs of its kind stored, err %v", len(jobs), err)
+	}
+})
+
 func keyed(key, policy string, window time.Duration) *driver.InsertParams {
 	p := job("keyed")
 	p.IdempotencyKey, p.UniquePolicy, p.UniqueWindow = key, policy, window
