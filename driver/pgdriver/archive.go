@@ -88,40 +88,16 @@ type hotTableUpkeep struct {
 
 	// Spill tables (spill.go): the hot table's holder as last read and
 	// when.
-	holder   string
-	holderAt time.Time
-	// The most live jobs seen in the current window (from windowStart)
-	// and in the one before: see peakLive.
-	peak, lastPeak int64
-	windowStart    time.Time
-	overUntil      time.Time            // more than MaxRows jobs counted: no count again before
-	emptied        map[string]bool      // spill tables emptied since they were a target
-	notBefore      map[string]time.Time // spill tables not to be looked at again before then
+	holder    string
+	holderAt  time.Time
+	overUntil time.Time            // more than MaxRows jobs counted: no count again before
+	emptied   map[string]bool      // spill tables emptied since they were a target
+	notBefore map[string]time.Time // spill tables not to be looked at again before then
 }
 
-// peakWindow: the live jobs a rebuild compares the table's size with are
-// the most seen in the last one to two of these. Under heavy churn the
-// backlog swings by thousands of jobs a second, and a ratio read against
-// the live jobs of the moment was crossed again and again, each rebuild
-// stopping claims and inserts while it copied (`skiplock bench --mode
-// http`: 19,273–22,305 jobs/s, 23,874–24,392 with no rebuild). After a
-// burst the peak falls within two windows, and a held snapshot makes the
-// table outgrow any peak.
-const peakWindow = 15 * time.Second
-
-// peakLive notes live and answers the most live jobs seen in this window
-// and the last; the caller holds u.mu.
-func (u *hotTableUpkeep) peakLive(live int64) int64 {
-	if now := time.Now(); now.Sub(u.windowStart) >= peakWindow {
-		u.lastPeak = u.peak
-		if now.Sub(u.windowStart) >= 2*peakWindow { // no look in the last window
-			u.lastPeak = 0
-		}
-		u.peak, u.windowStart = 0, now
-	}
-	u.peak = max(u.peak, live)
-	return max(u.peak, u.lastPeak)
-}
+// recountAfter: once the live jobs were counted past MaxRows, no count
+// again before this (each reads MaxRows rows).
+const recountAfter = 15 * time.Second
 
 // hotTableDead answers the hot table's dead rows as the statistics count
 // them: up to a second behind, and what the last vacuum could not remove
@@ -252,7 +228,6 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 	if e.vac.perJob > 0 {
 		perJob = e.vac.perJob
 	}
-	live = e.vac.peakLive(live)
 	need := limits.Ratio * (live + 1) * perJob
 	if e.vac.held {
 		need = min(need, limits.HeldBytes)
@@ -293,7 +268,7 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 			return r, fmt.Errorf("count the live jobs: %w", err)
 		}
 		if counted > limits.MaxRows {
-			e.vac.overUntil = time.Now().Add(peakWindow)
+			e.vac.overUntil = time.Now().Add(recountAfter)
 			r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
 			return r, nil
 		}
@@ -320,7 +295,6 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 		return r, nil
 	}
 	r.Done, e.vac.afterHold = true, false
-	e.vac.peak, e.vac.lastPeak = r.Moved, 0 // what was counted before it may be wrong by now
 	if err := e.q.QueryRow(ctx, `SELECT coalesce(pg_total_relation_size('skiplock_jobs'), 0)`).Scan(&r.BytesAfter); err != nil {
 		return r, err
 	}

@@ -176,9 +176,8 @@ func TestVacuumerRebuildsUnderAHeldSnapshot(t *testing.T) {
 	ctx := t.Context()
 	holder := pgtest.HoldSnapshot(t, url)
 	leaveDeadRows(t, drv, 20000)
-	// The rebuild measures the table against the most live jobs counted
-	// in the last 15–30 s: a first look while the statistics had the
-	// burst's inserts and not yet its delete would put it off that long.
+	// The rebuild measures the table against the live jobs the statistics
+	// count: wait until they have the burst's delete.
 	statsSeeDeleted(t, drv, 20000)
 	var before int64
 	if err := drv.Pool().QueryRow(ctx, `SELECT pg_total_relation_size('skiplock_jobs')`).Scan(&before); err != nil {
