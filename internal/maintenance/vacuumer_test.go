@@ -202,13 +202,13 @@ func TestVacuumerRebuildsUnderAHeldSnapshot(t *testing.T) {
 	}
 }
 
-// A held snapshot leaves the table bloated when it ends, and vacuum only
-// makes that space reusable: once the hold has ended, one rebuild gives it
-// back. A burst after that, with no snapshot held, is left to vacuum.
-func TestVacuumerRebuildsOnceAfterAHeldSnapshot(t *testing.T) {
-	t.Parallel()
+// stuckBehindASnapshot answers a database whose hot table holds 20,000
+// dead rows that a held snapshot (the holder) keeps vacuum from removing,
+// and whose driver knows it: a vacuum has met the snapshot, and the next
+// look found it still there.
+func stuckBehindASnapshot(t *testing.T) (*pgdriver.Driver, *pgx.Conn) {
+	t.Helper()
 	drv, url := pgtest.Database(t)
-	ctx := t.Context()
 	holder := holdOldestSnapshot(t, drv, url)
 	leaveDeadRows(t, drv, 20000)
 	statsSeeDeleted(t, drv, 20000)
@@ -216,6 +216,16 @@ func TestVacuumerRebuildsOnceAfterAHeldSnapshot(t *testing.T) {
 	if vacuum(t, drv) {
 		t.Fatal("vacuumed again behind the same held snapshot")
 	}
+	return drv, holder
+}
+
+// A held snapshot leaves the table bloated when it ends, and vacuum only
+// makes that space reusable: once the hold has ended, one rebuild gives it
+// back. A burst after that, with no snapshot held, is left to vacuum.
+func TestVacuumerRebuildsOnceAfterAHeldSnapshot(t *testing.T) {
+	t.Parallel()
+	drv, holder := stuckBehindASnapshot(t)
+	ctx := t.Context()
 	if _, err := holder.Exec(ctx, `COMMIT`); err != nil {
 		t.Fatal(err)
 	}
@@ -249,15 +259,8 @@ func TestVacuumerRebuildsOnceAfterAHeldSnapshot(t *testing.T) {
 // though its live jobs would not call for it yet by the ratio.
 func TestVacuumerRebuildsPastHeldBytes(t *testing.T) {
 	t.Parallel()
-	drv, url := pgtest.Database(t)
+	drv, holder := stuckBehindASnapshot(t)
 	ctx := t.Context()
-	holder := holdOldestSnapshot(t, drv, url)
-	leaveDeadRows(t, drv, 20000)
-	statsSeeDeleted(t, drv, 20000)
-	vacuumOnceSeen(t, drv)
-	if vacuum(t, drv) {
-		t.Fatal("vacuumed again behind the same held snapshot")
-	}
 	live := make([]*driver.InsertParams, 100)
 	for i := range live {
 		live[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3}
