@@ -213,8 +213,9 @@ SELECT coalesce((SELECT CASE WHEN a.pid IS NULL THEN 'a prepared transaction'
 
 // HotTableRebuild rebuilds the hot table once it takes limits.Ratio times
 // what its live jobs need (what a live job took after the last rebuild, 1 kB
-// before the first), or limits.HeldBytes while a snapshot is held, unless a transaction open for seconds holds a lock on
-// it, which the rebuild would only wait behind.
+// before the first), or limits.HeldBytes while a snapshot is held, unless a
+// transaction open for seconds holds a lock on it, which the rebuild would
+// only wait behind.
 func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits) (driver.Rebuild, error) {
 	limits = rebuildDefaults(limits)
 	var r driver.Rebuild
@@ -258,7 +259,8 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 	if live > limits.MaxRows {
 		// The statistics' count may be wrong: a rebuild truncates the table,
 		// and what other sessions inserted and deleted before it but report
-		// after it is counted again. Count, at most once a window.
+		// after it is counted again. Count them, at most once every
+		// recountAfter while they are too many.
 		if time.Now().Before(e.vac.overUntil) {
 			r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
 			return r, nil
