@@ -265,11 +265,11 @@ func (e upkeep) HotTableRebuild(ctx context.Context, limits driver.RebuildLimits
 			r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
 			return r, nil
 		}
-		var counted int64
-		if err := e.q.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM ONLY skiplock_jobs LIMIT $1) s`, limits.MaxRows+1).Scan(&counted); err != nil {
-			return r, fmt.Errorf("count the live jobs: %w", err)
+		few, err := e.fewerJobs(ctx, "skiplock_jobs", limits.MaxRows+1)
+		if err != nil {
+			return r, err
 		}
-		if counted > limits.MaxRows {
+		if !few {
 			e.vac.overUntil = time.Now().Add(recountAfter)
 			r.Refused = fmt.Sprintf("more than %d jobs live", limits.MaxRows)
 			return r, nil

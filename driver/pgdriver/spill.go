@@ -200,7 +200,7 @@ func (e upkeep) spillRotate(ctx context.Context, limits driver.SpillLimits, tabl
 		if t.target || emptied[t.name] || t.bytes < floor || e.spillWaiting(t.name) {
 			continue
 		}
-		few, err := e.spillFewJobs(ctx, t.name, max(1, t.bytes/(limits.Ratio*perJob)))
+		few, err := e.fewerJobs(ctx, t.name, max(1, t.bytes/(limits.Ratio*perJob)))
 		if err != nil {
 			return out, err
 		}
@@ -223,19 +223,20 @@ func (e upkeep) spillRotate(ctx context.Context, limits driver.SpillLimits, tabl
 	return out, nil
 }
 
-// spillFewJobs says whether spill table name holds fewer than n jobs. It
-// counts them rather than trusting the statistics' live tuples, which lag
-// behind and, on a table truncated while other sessions deleted from it,
-// can stay wrong for good. The count stops at n, so a table still full of
-// jobs is read only until n are found.
-func (e upkeep) spillFewJobs(ctx context.Context, name string, n int64) (bool, error) {
+// fewerJobs says whether table name (the hot table or a spill table) holds
+// fewer than n jobs of its own. It counts them rather than trusting the
+// statistics' live tuples, which lag behind and, on a table truncated while
+// other sessions wrote to it, can stay wrong for good. The count stops at
+// n, so a table full of jobs is read only until n are found. A spill
+// table dropped meanwhile answers false: there is nothing to empty.
+func (e upkeep) fewerJobs(ctx context.Context, name string, n int64) (bool, error) {
 	var jobs int64
 	err := e.q.QueryRow(ctx, `SELECT count(*) FROM (SELECT FROM ONLY `+pgx.Identifier{name}.Sanitize()+` LIMIT $1) s`, n).Scan(&jobs)
 	if isUndefinedTable(err) {
 		return false, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("count the jobs of spill table %s: %w", name, err)
+		return false, fmt.Errorf("count the jobs of %s: %w", name, err)
 	}
 	return jobs < n, nil
 }
