@@ -1,6 +1,11 @@
 package sqlitedriver
 
-import "github.com/skiplock/skiplock/driver"
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+)
 
 // Query answers a statement of queries.sql, expanded, for tests that look
 // at its plan.
@@ -12,3 +17,9 @@ func JobListArgs(p driver.ListParams) ([]any, error) { return jobListArgs(p) }
 // The driver's tests check the arguments of every call against the names
 // its statement uses.
 func init() { checkArgs = true }
+
+// Wanting is the count of writes on their way to the writer.
+func Wanting(d *Driver) *atomic.Int32 { return &d.wanting }
+
+// GiveWay is the purge's wait between two of its transactions.
+func GiveWay(d *Driver, most time.Duration) { d.giveWay(most) }

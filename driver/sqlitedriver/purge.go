@@ -16,14 +16,18 @@ import (
 const purgeBatch = 50
 
 // purge deletes archived jobs (the janitor's batch) in transactions of
-// purgeBatch jobs, handing the writer to whoever waits for it between two.
-// Each commits as every write does, on disk before the next begins: the
-// purge flushes its own log, so that the claims' commits do not flush it
-// for it.
+// purgeBatch jobs. Between two it gives way to the writes waiting for the
+// writer (giveWay), so that a claim waits for at most the one purge
+// transaction under way. Each commits as every write does, on disk before
+// the next begins: the purge flushes its own log, so that the claims'
+// commits do not flush it for it.
 func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
 	var gone []int64
+	var held time.Duration
 	for start := 0; start < len(jobs); start += purgeBatch {
 		batch := jobs[start:min(start+purgeBatch, len(jobs))]
+		e.d.giveWay(held)
+		began := time.Now()
 		var g []int64
 		err := e.inTx(ctx, func(tx executor) (err error) {
 			g, err = tx.deleteArchived(ctx, batch, from, to, now)
@@ -32,7 +36,17 @@ func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to
 		if err != nil {
 			return gone, fmt.Errorf("delete archived jobs: %w", err)
 		}
+		held = time.Since(began)
 		gone = append(gone, g...)
 	}
 	return gone, nil
+}
+
+// giveWay waits until no write is on its way to the writer, for at most
+// as long as the purge's last transaction held it: under a load that
+// always has a write waiting, the purge still has half the writer.
+func (d *Driver) giveWay(most time.Duration) {
+	for deadline := time.Now().Add(most); d.wanting.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Microsecond)
+	}
 }

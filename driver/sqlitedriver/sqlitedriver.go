@@ -30,6 +30,9 @@ type Driver struct {
 	stmts   sync.Map // statement name → *sql.Stmt on the writer
 	warmed  atomic.Bool
 	closed  atomic.Bool
+	// wanting counts the writes on their way to the writer; the purge
+	// gives way to them between its transactions (purge.go).
+	wanting atomic.Int32
 }
 
 // DB is the writer handle: a caller's own transactions (InsertTx) begin
@@ -54,7 +57,9 @@ func (d *Driver) Name() string { return "sqlite" }
 
 func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	d.warm(ctx)
+	d.wanting.Add(1)
 	tx, err := d.writer.BeginTx(ctx, nil)
+	d.wanting.Add(-1)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", err)
 	}
@@ -141,7 +146,9 @@ func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
 		return err
 	}
 	e.d.warm(ctx)
+	e.d.wanting.Add(1)
 	tx, err := e.d.writer.BeginTx(ctx, nil)
+	e.d.wanting.Add(-1)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -226,6 +233,10 @@ func (e executor) stmtFor(ctx context.Context, name string) *sql.Stmt {
 
 // wquery runs a statement that writes (or must see this transaction).
 func (e executor) wquery(ctx context.Context, name string, args ...any) (*sql.Rows, error) {
+	if e.tx == nil {
+		e.d.wanting.Add(1)
+		defer e.d.wanting.Add(-1)
+	}
 	args = named(name, args...)
 	if s := e.stmtFor(ctx, name); s != nil {
 		return s.QueryContext(ctx, args...)
@@ -234,6 +245,10 @@ func (e executor) wquery(ctx context.Context, name string, args ...any) (*sql.Ro
 }
 
 func (e executor) wexec(ctx context.Context, name string, args ...any) (sql.Result, error) {
+	if e.tx == nil {
+		e.d.wanting.Add(1)
+		defer e.d.wanting.Add(-1)
+	}
 	args = named(name, args...)
 	if s := e.stmtFor(ctx, name); s != nil {
 		return s.ExecContext(ctx, args...)

@@ -1,0 +1,76 @@
+package sqlitedriver_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/sqlitedriver"
+	"github.com/skiplock/skiplock/internal/sqlitetest"
+)
+
+// TestPurgeDeletesInSeveralTransactions: a purge longer than one of its
+// transactions deletes every job it is given.
+func TestPurgeDeletesInSeveralTransactions(t *testing.T) {
+	d := sqlitetest.New(t)
+	ctx := t.Context()
+	const n = 120 // more than two of the purge's transactions
+	in := make([]*driver.InsertParams, n)
+	for i := range in {
+		in[i] = &driver.InsertParams{Kind: "k", Queue: "q", Priority: 5}
+	}
+	if _, err := d.JobInsertMany(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "q", WorkerID: "w", Max: n, DefaultLease: time.Minute})
+	if err != nil || len(jobs) != n {
+		t.Fatalf("claimed %d jobs, %v", len(jobs), err)
+	}
+	done := make([]driver.CompleteParams, n)
+	for i, j := range jobs {
+		done[i] = driver.CompleteParams{HeldJob: driver.HeldJob{ID: j.ID, Attempt: j.Attempt, WorkerID: "w"}}
+	}
+	if _, err := d.JobCompleteMany(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	from, to := now.Add(-time.Hour), now.Add(time.Hour)
+	refs, err := d.ArchiveExpired(ctx, driver.ExpiredParams{From: from, To: to, Before: to, Now: now, Limit: 2 * n})
+	if err != nil || len(refs) != n {
+		t.Fatalf("expired: %d jobs, %v", len(refs), err)
+	}
+	gone, err := d.ArchiveDelete(ctx, refs, from, to, now)
+	if err != nil || len(gone) != n {
+		t.Fatalf("purged %d of %d jobs, %v", len(gone), n, err)
+	}
+	var left int
+	if err := d.DB().QueryRowContext(ctx, "SELECT count(*) FROM skiplock_jobs_archive").Scan(&left); err != nil || left != 0 {
+		t.Fatalf("%d archived jobs left, %v", left, err)
+	}
+	if w := sqlitedriver.Wanting(d).Load(); w != 0 {
+		t.Fatalf("%d writes still counted as waiting for the writer after the purge", w)
+	}
+}
+
+// TestPurgeGivesWayToWaitingWrites: between two of its transactions the
+// purge waits while a write is on its way to the writer, and for no
+// longer than it is allowed to.
+func TestPurgeGivesWayToWaitingWrites(t *testing.T) {
+	d := sqlitetest.New(t)
+	wanting := sqlitedriver.Wanting(d)
+	wanting.Add(1)
+	sqlitedriver.GiveWay(d, 0) // allowed no wait: returns with the write still waiting
+
+	returned := make(chan struct{})
+	go func() {
+		sqlitedriver.GiveWay(d, time.Hour)
+		close(returned)
+	}()
+	select {
+	case <-returned:
+		t.Fatal("the purge went on while a write was waiting")
+	case <-time.After(50 * time.Millisecond):
+	}
+	wanting.Add(-1)
+	<-returned
+}
