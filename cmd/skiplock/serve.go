@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -69,6 +70,7 @@ environment.`,
 // long polls and event streams end, in-flight requests finish, the
 // maintenance client stops, the database closes.
 func serve(ctx context.Context, cfg serveConfig) error {
+	serverGC()
 	level, _ := logLevel(cfg.LogLevel)
 	log, err := newLogger(os.Stderr, cfg.LogFormat, level)
 	if err != nil {
@@ -232,4 +234,16 @@ func redactURL(s string) string {
 		u.User = url.UserPassword(u.User.Username(), "xxxxx")
 	}
 	return u.String()
+}
+
+// serveGCPercent is the server's GOGC unless the environment sets one: its
+// heap is small and short-lived (requests, claimed rows), so collecting at
+// four times the live heap instead of twice spends less of the CPU the
+// database shares.
+const serveGCPercent = 400
+
+func serverGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
 }
