@@ -237,9 +237,9 @@ func redactURL(s string) string {
 }
 
 // serveGCPercent is the server's GOGC unless the environment sets one: its
-// heap is small and short-lived (requests, claimed rows), so collecting at
-// four times the live heap instead of twice spends less of the CPU the
-// database shares.
+// heap is small and short-lived (requests, claimed rows), so collecting
+// once the heap has grown by four times what was live, instead of by as
+// much again, spends less of the CPU the database shares.
 const serveGCPercent = 400
 
 func serverGC() {

@@ -1,6 +1,7 @@
 package sqlitedriver
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -22,4 +23,4 @@ func init() { checkArgs = true }
 func Wanting(d *Driver) *atomic.Int32 { return &d.wanting }
 
 // GiveWay is the purge's wait between two of its transactions.
-func GiveWay(d *Driver, most time.Duration) { d.giveWay(most) }
+func GiveWay(ctx context.Context, d *Driver, most time.Duration) { d.giveWay(ctx, most) }

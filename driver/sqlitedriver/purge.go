@@ -26,7 +26,7 @@ func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to
 	var held time.Duration
 	for start := 0; start < len(jobs); start += purgeBatch {
 		batch := jobs[start:min(start+purgeBatch, len(jobs))]
-		e.d.giveWay(held)
+		e.d.giveWay(ctx, held)
 		began := time.Now()
 		var g []int64
 		err := e.inTx(ctx, func(tx executor) (err error) {
@@ -43,10 +43,11 @@ func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to
 }
 
 // giveWay waits until no write is on its way to the writer, for at most
-// as long as the purge's last transaction held it: under a load that
-// always has a write waiting, the purge still has half the writer.
-func (d *Driver) giveWay(most time.Duration) {
-	for deadline := time.Now().Add(most); d.wanting.Load() > 0 && time.Now().Before(deadline); {
+// as long as the purge's last transaction held it (under a load that
+// always has a write waiting, the purge still has half the writer), or
+// until ctx ends.
+func (d *Driver) giveWay(ctx context.Context, most time.Duration) {
+	for deadline := time.Now().Add(most); d.wanting.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil; {
 		time.Sleep(100 * time.Microsecond)
 	}
 }

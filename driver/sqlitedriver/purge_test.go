@@ -1,6 +1,7 @@
 package sqlitedriver_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -54,16 +55,16 @@ func TestPurgeDeletesInSeveralTransactions(t *testing.T) {
 
 // TestPurgeGivesWayToWaitingWrites: between two of its transactions the
 // purge waits while a write is on its way to the writer, and for no
-// longer than it is allowed to.
+// longer than it is allowed to or than its context lasts.
 func TestPurgeGivesWayToWaitingWrites(t *testing.T) {
 	d := sqlitetest.New(t)
 	wanting := sqlitedriver.Wanting(d)
 	wanting.Add(1)
-	sqlitedriver.GiveWay(d, 0) // allowed no wait: returns with the write still waiting
+	sqlitedriver.GiveWay(t.Context(), d, 0) // allowed no wait: returns with the write still waiting
 
 	returned := make(chan struct{})
 	go func() {
-		sqlitedriver.GiveWay(d, time.Hour)
+		sqlitedriver.GiveWay(t.Context(), d, time.Hour)
 		close(returned)
 	}()
 	select {
@@ -73,4 +74,11 @@ func TestPurgeGivesWayToWaitingWrites(t *testing.T) {
 	}
 	wanting.Add(-1)
 	<-returned
+
+	// A purge whose context ended waits no more.
+	wanting.Add(1)
+	defer wanting.Add(-1)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	sqlitedriver.GiveWay(ctx, d, time.Hour)
 }
