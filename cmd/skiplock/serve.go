@@ -70,7 +70,7 @@ environment.`,
 // long polls and event streams end, in-flight requests finish, the
 // maintenance client stops, the database closes.
 func serve(ctx context.Context, cfg serveConfig) error {
-	serverGC()
+	serveGC()
 	level, _ := logLevel(cfg.LogLevel)
 	log, err := newLogger(os.Stderr, cfg.LogFormat, level)
 	if err != nil {
@@ -242,7 +242,7 @@ func redactURL(s string) string {
 // much again, spends less of the CPU the database shares.
 const serveGCPercent = 400
 
-func serverGC() {
+func serveGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(serveGCPercent)
 	}

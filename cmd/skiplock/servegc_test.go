@@ -12,12 +12,12 @@ func TestServeGCPercent(t *testing.T) {
 	defer debug.SetGCPercent(prev)
 
 	t.Setenv("GOGC", "")
-	serverGC()
+	serveGC()
 	if got := debug.SetGCPercent(123); got != serveGCPercent {
 		t.Fatalf("without GOGC serve collects at %d%%, want %d%%", got, serveGCPercent)
 	}
 	t.Setenv("GOGC", "50")
-	serverGC()
+	serveGC()
 	if got := debug.SetGCPercent(100); got != 123 {
 		t.Fatalf("with GOGC set serve changed the percent to %d", got)
 	}

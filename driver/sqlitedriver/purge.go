@@ -45,7 +45,9 @@ func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to
 // giveWay waits until no write is on its way to the writer, for at most
 // as long as the purge's last transaction held it (under a load that
 // always has a write waiting, the purge still has half the writer), or
-// until ctx ends.
+// until ctx ends. Bulk actions share the writer by another rule, in the
+// library (Client.JobsBulk): they rest as long as their batch held it,
+// whether a write waits or not.
 func (d *Driver) giveWay(ctx context.Context, most time.Duration) {
 	for deadline := time.Now().Add(most); d.wanting.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil; {
 		time.Sleep(100 * time.Microsecond)
