@@ -22,7 +22,7 @@ const (
 	DefaultMaxWorkers         = 1000
 	DefaultLease              = 5 * time.Minute
 	DefaultFetchPollInterval  = time.Second
-	DefaultFetchCooldown      = time.Millisecond
+	DefaultFetchCooldown      = 100 * time.Microsecond
 	DefaultRescueInterval     = 2 * time.Second
 	DefaultSchedulerInterval  = 500 * time.Millisecond
 	DefaultLeaderTTL          = 15 * time.Second

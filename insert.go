@@ -102,13 +102,16 @@ func (c *Client) insertOne(ctx context.Context, exec driver.Executor, p *driver.
 	// Committed at once: its wake-up, when due, is committed with it.
 	p.Wake = committed && c.wake.takeDue(p.Queue)
 	res, err := exec.JobInsertMany(ctx, []*driver.InsertParams{p})
+	if p.Wake {
+		c.wake.carried(p.Queue, err == nil, err == nil && res[0].Woken)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
 	}
-	if p.Wake {
-		c.wake.sentWith(p.Queue, res[0].Woken)
-	} else if err := c.wake.insertDone(exec, []string{p.Queue}, committed); err != nil {
-		return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
+	if !p.Wake {
+		if err := c.wake.insertDone(exec, []string{p.Queue}, committed); err != nil {
+			return nil, fmt.Errorf("insert job of kind %q: %w", p.Kind, err)
+		}
 	}
 	return &InsertResult{Job: res[0].Job, Duplicate: res[0].Duplicate}, nil
 }

@@ -9,12 +9,13 @@ import (
 	"github.com/skiplock/skiplock/driver"
 )
 
-// notifyDebounce is the least time between two wake-ups of one queue: a bulk
-// of inserts sends one, so that commits never queue on NOTIFY's lock. It is
-// the default FetchCooldown: workers elsewhere claim no more often than that
-// anyway, and a job inserted just after a wake-up waits at most that long for
-// its own.
-const notifyDebounce = time.Millisecond
+// notifyDebounce is the least time between two wake-ups of one queue from
+// this process. A wake-up is also never sent while this process's last one
+// for the queue is on its way: it is held back until that one returns, so
+// that a stream of inserts never queues its commits on NOTIFY's lock, and a
+// bulk of inserts sends one. A job inserted just after a wake-up went out
+// waits for its own about one commit's time.
+const notifyDebounce = 100 * time.Microsecond
 
 // notifyTimeout bounds one wake-up's round trip.
 const notifyTimeout = 5 * time.Second
@@ -29,6 +30,11 @@ type waker struct {
 	lastSent map[string]time.Time
 	// trailing holds the wake-up of each queue due when its debounce ends.
 	trailing map[string]*time.Timer
+	// onWay holds the queues whose committed wake-up is on its way; owed,
+	// those whose next wake-up goes once it has returned (pending counts
+	// it).
+	onWay map[string]bool
+	owed  map[string]bool
 	// pending counts wake-ups on their way or trailing; idle, when not nil,
 	// is closed when it falls to zero.
 	pending int
@@ -40,7 +46,8 @@ type waker struct {
 }
 
 func newWaker(d driver.Driver, local func(string)) *waker {
-	w := &waker{driver: d, local: local, lastSent: map[string]time.Time{}, trailing: map[string]*time.Timer{}}
+	w := &waker{driver: d, local: local, lastSent: map[string]time.Time{}, trailing: map[string]*time.Timer{},
+		onWay: map[string]bool{}, owed: map[string]bool{}}
 	w.sendCtx, w.cancelSend = context.WithCancel(context.Background())
 	return w
 }
@@ -77,7 +84,10 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 	w.mu.Lock()
 	for _, q := range queues {
 		switch {
-		case w.trailing[q] != nil:
+		case w.trailing[q] != nil || w.owed[q]:
+		case committed && w.onWay[q]:
+			w.owed[q] = true
+			w.pending++
 		case now.Sub(w.lastSent[q]) >= notifyDebounce:
 			w.lastSent[q] = now
 			send = append(send, q)
@@ -88,6 +98,9 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 	}
 	if committed && len(send) > 0 {
 		w.pending++
+		for _, q := range send {
+			w.onWay[q] = true
+		}
 	}
 	w.forgetOld(now)
 	w.mu.Unlock()
@@ -107,33 +120,51 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 }
 
 // takeDue answers whether queue's wake-up is due now (its debounce since
-// the last one has passed and none is held back), and counts it sent: the
-// caller sends it with the job it inserts (InsertParams.Wake), or through
-// sentWith when the driver did not.
+// the last one has passed, none is on its way or held back), and counts it
+// on its way: the caller sends it with the job it inserts
+// (InsertParams.Wake), and tells carried how that went.
 func (w *waker) takeDue(queue string) bool {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.trailing[queue] != nil || now.Sub(w.lastSent[queue]) < notifyDebounce {
+	if w.trailing[queue] != nil || w.onWay[queue] || now.Sub(w.lastSent[queue]) < notifyDebounce {
 		return false
 	}
 	w.lastSent[queue] = now
+	w.onWay[queue] = true
 	w.forgetOld(now)
 	return true
 }
 
-// sentWith is told of a committed insert whose wake-up takeDue counted
-// sent: this process's workers wake at once, and the others through the
-// database, unless the insert carried the wake-up itself (woken).
-func (w *waker) sentWith(queue string, woken bool) {
-	w.local(queue)
-	if woken {
-		return
+// carried is told of an insert whose wake-up takeDue counted on its way:
+// once inserted, this process's workers wake at once, and the others
+// through the database, unless the insert carried the wake-up itself
+// (woken).
+func (w *waker) carried(queue string, inserted, woken bool) {
+	if inserted {
+		w.local(queue)
 	}
 	w.mu.Lock()
-	w.pending++
-	w.mu.Unlock()
-	go w.sendCounted([]string{queue})
+	defer w.mu.Unlock()
+	if inserted && !woken {
+		w.pending++
+		go w.sendCounted([]string{queue})
+		return
+	}
+	w.returned(queue)
+}
+
+// returned is told that queue's wake-up on its way has returned: one held
+// back meanwhile goes now. w.mu is held.
+func (w *waker) returned(queue string) {
+	delete(w.onWay, queue)
+	if !w.owed[queue] {
+		return
+	}
+	delete(w.owed, queue)
+	w.lastSent[queue] = time.Now()
+	w.onWay[queue] = true
+	go w.sendCounted([]string{queue}) // the count pending took for owed
 }
 
 // send notifies; a lost wake-up costs latency, not jobs: polling finds them.
@@ -146,11 +177,15 @@ func (w *waker) send(exec driver.Executor, queues []string) error {
 	return exec.QueueNotify(ctx, queues)
 }
 
-// sendCounted sends a wake-up that pending counts, and uncounts it.
+// sendCounted sends a wake-up of queues on their way (onWay) that pending
+// counts, and uncounts it.
 func (w *waker) sendCounted(queues []string) {
 	_ = w.send(w.driver, queues) // outside any transaction: polling covers a loss
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for _, q := range queues {
+		w.returned(q)
+	}
 	if w.pending--; w.pending == 0 && w.idle != nil {
 		close(w.idle)
 		w.idle = nil
@@ -168,6 +203,7 @@ func (w *waker) sendTrailing(q string) {
 	w.mu.Lock()
 	delete(w.trailing, q)
 	w.lastSent[q] = time.Now()
+	w.onWay[q] = true
 	w.mu.Unlock()
 	w.sendCounted([]string{q})
 }
@@ -184,6 +220,7 @@ func (w *waker) flush(ctx context.Context) error {
 		if t.Stop() { // else its send has begun, and pending counts it
 			delete(w.trailing, q)
 			w.lastSent[q] = time.Now()
+			w.onWay[q] = true
 			due = append(due, q)
 		}
 	}

@@ -71,3 +71,106 @@ func TestTrailingWakeUpDueWhenTheDebounceEnds(t *testing.T) {
 		}
 	}
 }
+
+// gatedNotify is a driver whose wake-ups wait for a word on gate before
+// they go out, and that counts them.
+type gatedNotify struct {
+	driver.Driver
+	gate chan struct{}
+	mu   sync.Mutex
+	sent [][]string
+}
+
+func (d *gatedNotify) QueueNotify(ctx context.Context, queues []string) error {
+	select {
+	case <-d.gate:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sent = append(d.sent, slices.Clone(queues))
+	return nil
+}
+
+func (d *gatedNotify) count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.sent)
+}
+
+// TestWakeUpWaitsForTheOneOnItsWay: while a queue's wake-up is on its way,
+// the inserts that follow send none of their own; one wake-up goes for all
+// of them once it has returned, and then none is left on its way or owed.
+func TestWakeUpWaitsForTheOneOnItsWay(t *testing.T) {
+	t.Parallel()
+	drv := &gatedNotify{gate: make(chan struct{})}
+	w := newWaker(drv, func(string) {})
+	if err := w.insertDone(drv, []string{"a"}, true); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * notifyDebounce) // its debounce has passed; the send has not returned
+	for range 3 {
+		if err := w.insertDone(drv, []string{"a"}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.takeDue("a") {
+		t.Fatal("takeDue answered a wake-up due while one is on its way")
+	}
+	w.mu.Lock()
+	owed, pending := w.owed["a"], w.pending
+	w.mu.Unlock()
+	if !owed || pending != 2 {
+		t.Fatalf("while a wake-up is on its way: owed %v, pending %d; want true, 2", owed, pending)
+	}
+	drv.gate <- struct{}{} // the first returns; the owed one goes
+	drv.gate <- struct{}{} // and returns
+	if err := w.flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n := drv.count(); n != 2 {
+		t.Fatalf("%d wake-ups sent, want 2: the first and one for the three inserts after it", n)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pending != 0 || len(w.onWay) != 0 || len(w.owed) != 0 {
+		t.Fatalf("after flush: pending %d, on their way %v, owed %v", w.pending, w.onWay, w.owed)
+	}
+}
+
+// TestCarriedWakeUpReturns: a wake-up taken for an insert that failed, or
+// that went out with its job, is no longer on its way; one the driver did
+// not carry is sent, and returns.
+func TestCarriedWakeUpReturns(t *testing.T) {
+	t.Parallel()
+	drv := &gatedNotify{gate: make(chan struct{}, 1)}
+	w := newWaker(drv, func(string) {})
+	for _, c := range []struct {
+		name            string
+		inserted, woken bool
+		sends           int
+	}{{"failed insert", false, false, 0}, {"carried", true, true, 0}, {"not carried", true, false, 1}} {
+		time.Sleep(2 * notifyDebounce)
+		if !w.takeDue("a") {
+			t.Fatalf("%s: no wake-up due", c.name)
+		}
+		before := drv.count()
+		if c.sends > 0 {
+			drv.gate <- struct{}{}
+		}
+		w.carried("a", c.inserted, c.woken)
+		if err := w.flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if n := drv.count() - before; n != c.sends {
+			t.Errorf("%s: %d wake-ups sent, want %d", c.name, n, c.sends)
+		}
+		w.mu.Lock()
+		onWay := w.onWay["a"]
+		w.mu.Unlock()
+		if onWay {
+			t.Errorf("%s: the wake-up is still on its way", c.name)
+		}
+	}
+}

@@ -470,6 +470,9 @@ UPDATE skiplock_schedules SET next_run_at = @next_run_at, updated_at = now() WHE
 -- name: Notify
 SELECT pg_notify(@channel, q) FROM unnest(@payloads::text[]) AS q;
 
+-- name: NotifyAlone
+SELECT set_config('synchronous_commit', 'off', true), pg_notify(@channel, q) FROM unnest(@payloads::text[]) AS q;
+
 -- name: JobChangedSince
 (SELECT {{cols}} FROM skiplock_jobs WHERE updated_at > @since ORDER BY updated_at LIMIT @limit)
 UNION ALL

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -26,12 +27,20 @@ func (e executor) QueueExists(ctx context.Context, name string) (bool, error) {
 	return ok, err
 }
 
+// QueueNotify notifies in the caller's transaction, or alone: then it
+// commits without waiting for the disk (a wake-up lost in a crash costs a
+// poll, not a job), so that it holds NOTIFY's lock, which every notifying
+// commit of the database takes in turn, only for its commit's WAL record.
 func (e executor) QueueNotify(ctx context.Context, queues []string) error {
 	ch, _, err := e.n.channels(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = e.q.Exec(ctx, notify.SQL, notify.Args(notifyArgs{ch, queues})...)
+	stmt := notify
+	if _, alone := e.q.(*pgxpool.Pool); alone {
+		stmt = notifyAlone
+	}
+	_, err = e.q.Exec(ctx, stmt.SQL, stmt.Args(notifyArgs{ch, queues})...)
 	return err
 }
 
@@ -117,6 +126,7 @@ var (
 	queuePause    = bind[queuePauseArgs]("QueuePause")
 	queueExists   = bind[nameArg]("QueueExists")
 	notify        = bind[notifyArgs]("Notify")
+	notifyAlone   = bind[notifyArgs]("NotifyAlone")
 	leaderAttempt = bind[leaderArgs]("LeaderAttempt")
 	leaderResign  = bind[resignArgs]("LeaderResign")
 )
