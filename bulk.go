@@ -34,10 +34,11 @@ const (
 
 // DefaultBulkBatchSize is how many jobs JobsBulk picks and acts on at a
 // time on SQLite, where each batch holds the one writer that claims wait
-// for; DefaultBulkBatchSizePostgres on PostgreSQL, where claims skip the
-// rows a batch locks and a batch costs mostly its commit.
+// for (a claim waits for at most one batch, as for one purge transaction
+// of as many jobs); DefaultBulkBatchSizePostgres on PostgreSQL, where
+// claims skip the rows a batch locks and a batch costs mostly its commit.
 const (
-	DefaultBulkBatchSize         = 500
+	DefaultBulkBatchSize         = 50
 	DefaultBulkBatchSizePostgres = 5000
 )
 
@@ -121,10 +122,6 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 			sel.Limit = DefaultBulkBatchSizePostgres
 		}
 	}
-	// On SQLite a batch holds the one writer: the next waits as long as
-	// this one held it, so that claims and inserts get at least half of
-	// the writer's time.
-	yield := c.driver.Name() == "sqlite" && !p.DryRun
 	var res BulkResult
 	for {
 		// Between batches: a caller that went away stops the action here.
@@ -139,16 +136,10 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 		if p.DryRun {
 			res.Done += len(ids)
 		} else {
-			start := time.Now()
 			n, err := c.bulkAct(ctx, p.Action, ids)
 			res.Done += n
 			if err != nil {
 				return res, fmt.Errorf("%s jobs: %w", p.Action, err)
-			}
-			if yield && len(ids) == sel.Limit {
-				if err := sleepCtx(ctx, time.Since(start)); err != nil {
-					return res, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
-				}
 			}
 		}
 		if p.Progress != nil && len(ids) > 0 {
@@ -341,16 +332,4 @@ func (c *Client) retryMany(ctx context.Context, ids []int64) ([]*JobRow, error) 
 		return store.FlowTag(ctx, tagged, keys)
 	})
 	return jobs, err
-}
-
-// sleepCtx waits d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -24,7 +24,11 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 
 // JobDeleteArchived removes finished jobs; see driver.BulkStore.
 func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
-	out, err := scanIDs(e.wquery(ctx, "JobDeleteArchived", sql.Named("ids", jsonText(ids))))
+	var out []int64
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
+		out, err = scanIDs(tx.wquery(ctx, "JobDeleteArchived", sql.Named("ids", jsonText(ids))))
+		return err
+	})
 	slices.Sort(out)
 	return out, err
 }
@@ -32,7 +36,7 @@ func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, 
 // JobCancelMany cancels a chunk of live jobs; see driver.BulkStore.
 func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
 	var out []*driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
+	err := e.bulkTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
 		list := sql.Named("ids", jsonText(ids))
 		running, err := scanJobs(tx.wquery(ctx, "JobRequestCancelMany", list, now))
@@ -57,7 +61,7 @@ func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job
 // JobPauseMany pauses a chunk of live jobs; see driver.BulkStore.
 func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
 	var out []*driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
+	err := e.bulkTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
 		list := sql.Named("ids", jsonText(ids))
 		paused, err := scanJobs(tx.wquery(ctx, "JobPauseMany", list, now))
@@ -73,8 +77,13 @@ func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job,
 
 // JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
 func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	_, now, _ := nowArgs()
-	return scanJobs(e.wquery(ctx, "JobResumeMany", sql.Named("ids", jsonText(ids)), now))
+	var out []*driver.Job
+	err := e.bulkTx(ctx, func(tx executor) (err error) {
+		_, now, _ := nowArgs()
+		out, err = scanJobs(tx.wquery(ctx, "JobResumeMany", sql.Named("ids", jsonText(ids)), now))
+		return err
+	})
+	return out, err
 }
 
 // JobRetryMany returns a chunk of archived jobs to the queue; see
@@ -82,7 +91,7 @@ func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job
 // of its jobs share one) is taken one job at a time, as JobRetry takes it.
 func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
 	var out []*driver.Job
-	err := e.inTx(ctx, func(tx executor) error {
+	err := e.bulkTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
 		back, err := scanJobs(tx.wquery(ctx, "JobUnarchiveMany", sql.Named("ids", jsonText(ids)), now))
 		if err != nil || len(back) == 0 {

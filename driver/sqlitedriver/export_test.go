@@ -22,5 +22,8 @@ func init() { checkArgs = true }
 // Wanting is the count of writes on their way to the writer.
 func Wanting(d *Driver) *atomic.Int32 { return &d.wanting }
 
-// GiveWay is the purge's wait between two of its transactions.
+// GiveWay is a bulk write's wait before its transaction.
 func GiveWay(ctx context.Context, d *Driver, most time.Duration) { d.giveWay(ctx, most) }
+
+// BulkHeld is how long the last bulk write held the writer, in nanoseconds.
+func BulkHeld(d *Driver) *atomic.Int64 { return &d.bulkHeld }

@@ -82,3 +82,40 @@ func TestPurgeGivesWayToWaitingWrites(t *testing.T) {
 	cancel()
 	sqlitedriver.GiveWay(ctx, d, time.Hour)
 }
+
+// TestBulkActionGivesWayToWaitingWrites: a bulk action's batch waits, as
+// the purge's transactions do, while a write is on its way to the writer,
+// then does its work.
+func TestBulkActionGivesWayToWaitingWrites(t *testing.T) {
+	d := sqlitetest.New(t)
+	ctx := t.Context()
+	res, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "q", Priority: 5, Paused: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlitedriver.BulkHeld(d).Store(int64(time.Hour)) // the batch before held the writer that long
+	wanting := sqlitedriver.Wanting(d)
+	wanting.Add(1)
+	type result struct {
+		jobs []*driver.Job
+		err  error
+	}
+	returned := make(chan result, 1)
+	go func() {
+		jobs, err := d.JobResumeMany(ctx, []int64{res[0].Job.ID})
+		returned <- result{jobs, err}
+	}()
+	select {
+	case <-returned:
+		t.Fatal("the batch went on while a write was waiting")
+	case <-time.After(50 * time.Millisecond):
+	}
+	wanting.Add(-1)
+	r := <-returned
+	if r.err != nil || len(r.jobs) != 1 || r.jobs[0].State != driver.StatePending {
+		t.Fatalf("resumed %v, %v; want the job pending", r.jobs, r.err)
+	}
+	if held := time.Duration(sqlitedriver.BulkHeld(d).Load()); held >= time.Hour {
+		t.Fatalf("after the batch the writer counts as held %s: the batch's own hold was not noted", held)
+	}
+}

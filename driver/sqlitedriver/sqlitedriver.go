@@ -30,9 +30,12 @@ type Driver struct {
 	stmts   sync.Map // statement name → *sql.Stmt on the writer
 	warmed  atomic.Bool
 	closed  atomic.Bool
-	// wanting counts the writes on their way to the writer; the purge
-	// gives way to them between its transactions (purge.go).
+	// wanting counts the writes on their way to the writer; bulk writes
+	// give way to them (bulkTx).
 	wanting atomic.Int32
+	// bulkHeld is how long the last bulk write held the writer, in
+	// nanoseconds.
+	bulkHeld atomic.Int64
 }
 
 // DB is the writer handle: a caller's own transactions (InsertTx) begin
