@@ -16,10 +16,9 @@ import (
 const purgeBatch = 50
 
 // purge deletes archived jobs (the janitor's batch) in transactions of
-// purgeBatch jobs, each a bulk write (bulkTx).
-// Each commits as every write does, on disk before the next begins: the
-// purge flushes its own log, so that the claims' commits do not flush it
-// for it.
+// purgeBatch jobs, each a bulk write (bulkTx). Each commits as every write
+// does, on disk before the next begins: the purge flushes its own log, so
+// that the claims' commits do not flush it for it.
 func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to, now time.Time) ([]int64, error) {
 	var gone []int64
 	for start := 0; start < len(jobs); start += purgeBatch {
