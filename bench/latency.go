@@ -102,18 +102,27 @@ func runLatencyFrom(ctx context.Context, o Options, db *Database, sys *Skiplock,
 	if o.Exe == "" {
 		return Result{}, fmt.Errorf("--mode %s runs the skiplock binary: Options.Exe is not set", o.Mode)
 	}
-	args := []string{"--rate", strconv.FormatFloat(o.Rate, 'g', -1, 64), "--duration", o.Duration.String()}
 	if o.Mode == "latency-http" {
-		s, err := startServer(ctx, o.Exe, db.URL, nil)
-		if err != nil {
-			return Result{}, err
-		}
-		defer func() { _ = s.stop() }()
-		args = append(args, "--server", s.URL)
-	} else {
-		args = append(args, "--database-url", db.URL)
+		return LatencyHTTP(ctx, o.Exe, db.URL, sys, h, o.Rate, o.Duration)
 	}
+	args := []string{"--rate", strconv.FormatFloat(o.Rate, 'g', -1, 64), "--duration", o.Duration.String(),
+		"--database-url", db.URL}
 	return h.LatencyFrom(ctx, sys, o.Mode, o.Rate, o.Duration, func(ctx context.Context) (int64, string, error) {
 		return runProducer(ctx, o.Exe, args)
+	})
+}
+
+// LatencyHTTP is latency-http: exe, a skiplock binary, serves the database
+// at dbURL (working nothing), a producer process of exe enqueues through
+// its POST /v1/jobs at rate for d, and sys's workers take the jobs.
+func LatencyHTTP(ctx context.Context, exe, dbURL string, sys *Skiplock, h *Harness, rate float64, d time.Duration) (Result, error) {
+	s, err := startServer(ctx, exe, dbURL, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() { _ = s.stop() }()
+	args := []string{"--rate", strconv.FormatFloat(rate, 'g', -1, 64), "--duration", d.String(), "--server", s.URL}
+	return h.LatencyFrom(ctx, sys, "latency-http", rate, d, func(ctx context.Context) (int64, string, error) {
+		return runProducer(ctx, exe, args)
 	})
 }

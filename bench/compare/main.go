@@ -2,7 +2,9 @@
 // the same PostgreSQL, each in a schema of its own, and prints a table.
 // With --rounds N it runs every mode N times, in alternating order, and the
 // table shows medians and the worst round. Mode latency-remote enqueues
-// from a producer process of its own (this command with --produce).
+// from a producer process of its own (this command with --produce);
+// latency-http, for Skiplock, posts to a `skiplock serve` built from this
+// tree, and for River (which has no server) is latency-remote.
 //
 //	cd bench/compare && go run . --database-url postgres://… --rounds 5
 package main
@@ -42,7 +44,7 @@ type options struct {
 }
 
 // allModes are the modes compare runs.
-var allModes = []string{"drain", "e2e", "latency", "latency-remote"}
+var allModes = []string{"drain", "e2e", "latency", "latency-remote", "latency-http"}
 
 func main() {
 	var o options
@@ -169,6 +171,17 @@ func runOne(ctx context.Context, s system, mode string, o options, progress io.W
 		return h.E2E(ctx, sys, o.e2e)
 	case "latency":
 		return h.Latency(ctx, sys, o.rate, o.latency)
+	case "latency-http":
+		if sk, ok := sys.(*bench.Skiplock); ok {
+			exe, err := skiplockExe()
+			if err != nil {
+				return bench.Result{}, err
+			}
+			return bench.LatencyHTTP(ctx, exe, url, sk, h, o.rate, o.latency)
+		}
+		// River has no HTTP server: its producer process inserts through
+		// its client, as in latency-remote.
+		fallthrough
 	case "latency-remote":
 		return h.LatencyFrom(ctx, sys, mode, o.rate, o.latency, func(ctx context.Context) (int64, string, error) {
 			return runProducerProcess(ctx, s.name, url, o)
