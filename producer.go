@@ -77,6 +77,23 @@ func (p *producer) observe(d time.Duration) {
 	p.jobNanos.Store(old + (int64(d)-old)/16)
 }
 
+// emptyClaimBackoff is how many FetchCooldowns a claim waits after two in
+// a row that found nothing. When several processes work a queue, every
+// wake-up reaches all of them and all but one claim nothing: those claim
+// again at most once a millisecond (at the default cooldown), not once a
+// wake-up. A single empty claim (woken for a job an earlier claim took)
+// does not slow the next.
+const emptyClaimBackoff = 10
+
+// cooldown is the least time between the last claim and the next, after
+// empty claims in a row that found nothing.
+func (p *producer) cooldown(empty int) time.Duration {
+	if empty >= 2 {
+		return emptyClaimBackoff * p.client.config.FetchCooldown
+	}
+	return p.client.config.FetchCooldown
+}
+
 func (p *producer) wakeUp() {
 	select {
 	case p.wake <- struct{}{}:
@@ -95,7 +112,7 @@ func (p *producer) run(ctx context.Context) {
 	poll := time.NewTicker(p.pollInterval())
 	defer poll.Stop()
 	var last time.Time
-	backlogged := false
+	backlogged, empty := false, 0
 	for {
 		free := p.maxWorkers - int(p.active.Load())
 		if backlogged && free < p.minClaim() {
@@ -117,13 +134,18 @@ func (p *producer) run(ctx context.Context) {
 			}
 		}
 		if free > 0 {
-			if wait := p.client.config.FetchCooldown - time.Since(last); wait > 0 {
+			if wait := p.cooldown(empty) - time.Since(last); wait > 0 {
 				time.Sleep(wait)
 			}
 			last = time.Now()
 			n, err := p.fetch(ctx, free)
 			if err != nil && ctx.Err() == nil {
 				p.client.log.Warn("claim jobs", "queue", p.queue, "error", err)
+			}
+			if err == nil && n == 0 {
+				empty++
+			} else {
+				empty = 0
 			}
 			backlogged = err == nil && n == free
 			p.idle.Store(err == nil && n < free)
