@@ -85,8 +85,8 @@ func (p *producer) observe(d time.Duration) {
 // does not slow the next.
 const emptyClaimBackoff = 10
 
-// cooldown is the least time between the last claim and the next, after
-// empty claims in a row that found nothing.
+// cooldown is the least time between the last claim and the next when the
+// last empty claims in a row found nothing.
 func (p *producer) cooldown(empty int) time.Duration {
 	if empty >= 2 {
 		return emptyClaimBackoff * p.client.config.FetchCooldown
