@@ -66,7 +66,7 @@ func TestFlushSendsTrailingWakeUpsAtOnce(t *testing.T) {
 func TestTrailingWakeUpDueWhenTheDebounceEnds(t *testing.T) {
 	sent := time.Now()
 	for _, since := range []time.Duration{0, notifyDebounce / 4, notifyDebounce / 2, notifyDebounce * 9 / 10} {
-		if got, want := trailingIn(sent.Add(since), sent), notifyDebounce-since; got != want {
+		if got, want := trailingIn(sent.Add(since), sent, notifyDebounce), notifyDebounce-since; got != want {
 			t.Errorf("held back %s after a send: due in %s, want %s", since, got, want)
 		}
 	}
@@ -172,5 +172,35 @@ func TestCarriedWakeUpReturns(t *testing.T) {
 		if onWay {
 			t.Errorf("%s: the wake-up is still on its way", c.name)
 		}
+	}
+}
+
+// TestInTxWakeUpsSpacedByAMillisecond: a wake-up in a caller's transaction,
+// which holds NOTIFY's lock through that commit, is held back for
+// notifyInTxSpacing after the last; a committed insert's is not.
+func TestInTxWakeUpsSpacedByAMillisecond(t *testing.T) {
+	t.Parallel()
+	drv := &gatedNotify{gate: make(chan struct{}, 2)}
+	drv.gate <- struct{}{}
+	drv.gate <- struct{}{}
+	w := newWaker(drv, func(string) {})
+	w.mu.Lock()
+	w.lastSent["tx"] = time.Now().Add(-2 * notifyDebounce)
+	w.lastSent["committed"] = time.Now().Add(-2 * notifyDebounce)
+	w.mu.Unlock()
+	if err := w.insertDone(drv, []string{"tx"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := drv.count(); n != 0 {
+		t.Fatalf("an in-transaction wake-up went out %s after the last: %d sent", 2*notifyDebounce, n)
+	}
+	if err := w.insertDone(drv, []string{"committed"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.flush(t.Context()); err != nil { // sends the held-back one at once
+		t.Fatal(err)
+	}
+	if n := drv.count(); n != 2 {
+		t.Fatalf("%d wake-ups sent, want the committed insert's and the held-back one", n)
 	}
 }
