@@ -35,28 +35,3 @@ func (e executor) purge(ctx context.Context, jobs []driver.ArchivedRef, from, to
 	}
 	return gone, nil
 }
-
-// bulkTx is inTx for a bulk write (a purge transaction, a batch of a bulk
-// action): it first gives way to the writes waiting for the writer, so
-// that a claim waits for at most the one bulk transaction under way. In a
-// caller's transaction, which holds the writer already, it runs fn there.
-func (e executor) bulkTx(ctx context.Context, fn func(tx executor) error) error {
-	if e.tx != nil {
-		return e.inTx(ctx, fn)
-	}
-	e.d.giveWay(ctx, time.Duration(e.d.bulkHeld.Load()))
-	began := time.Now()
-	err := e.inTx(ctx, fn)
-	e.d.bulkHeld.Store(int64(time.Since(began)))
-	return err
-}
-
-// giveWay waits until no write is on its way to the writer, for at most
-// most (how long the last bulk write held it: under a load that always
-// has a write waiting, bulk writes still have half the writer), or until
-// ctx ends.
-func (d *Driver) giveWay(ctx context.Context, most time.Duration) {
-	for deadline := time.Now().Add(most); d.wanting.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil; {
-		time.Sleep(100 * time.Microsecond)
-	}
-}
