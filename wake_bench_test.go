@@ -13,10 +13,6 @@ import (
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
-type txProbeArgs struct{}
-
-func (txProbeArgs) Kind() string { return "tx_probe" }
-
 // BenchmarkInsertTxConcurrent: 32 transactions at once, each inserting one
 // job with InsertTx and committing. Every wake-up sent in a transaction
 // takes NOTIFY's lock through that transaction's commit, so how often they
@@ -53,7 +49,7 @@ func BenchmarkInsertTxConcurrent(b *testing.B) {
 					b.Error(err)
 					return
 				}
-				if _, err := c.InsertTx(ctx, tx, txProbeArgs{}, nil); err != nil {
+				if _, err := c.InsertTx(ctx, tx, EmailArgs{To: "a@example.com"}, nil); err != nil {
 					_ = tx.Rollback(ctx)
 					b.Error(err)
 					return
