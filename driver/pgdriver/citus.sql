@@ -9,8 +9,8 @@
 -- the primary key becomes (id, queue), and an idempotency key is unique per
 -- tenant and queue. The triggers that free a job's concurrency slot go: a
 -- shard cannot write another table, so the driver refuses flow keys here.
-DROP TRIGGER skiplock_flow_release_update ON skiplock_jobs;
-DROP TRIGGER skiplock_flow_release_delete ON skiplock_jobs;
+DROP TRIGGER IF EXISTS skiplock_flow_release_update ON skiplock_jobs;
+DROP TRIGGER IF EXISTS skiplock_flow_release_delete ON skiplock_jobs;
 -- The DDL below and the shards' creation share this transaction.
 SET LOCAL citus.multi_shard_modify_mode = 'sequential';
 ALTER TABLE skiplock_jobs DROP CONSTRAINT skiplock_jobs_pkey;

@@ -2,7 +2,9 @@ package pgdriver
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,6 +15,9 @@ import (
 // jobClaimFlow is JobClaim honouring flow keys, in one statement
 // (JobClaimFlow), under the same settings as the claim.
 func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args pagedClaimArgs) ([]*driver.Job, error) {
+	if err := e.flowTriggersMade(ctx); err != nil {
+		return nil, err
+	}
 	var jobs []*driver.Job
 	read := func(rows pgx.Rows, err error) error {
 		if jobs, err = scanJobs(rows, err); err != nil {
@@ -24,6 +29,47 @@ func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args p
 	flowArgs := jobClaimFlow.Args(flowClaimArgs{args, p.Max * driver.FlowScanFactor})
 	return jobs, e.pinned(ctx, flowClaimSettings, jobClaimFlow.SQL, flowArgs, read)
 }
+
+// flowTriggers remembers that the triggers that free a job's concurrency
+// slot are made (migration 036).
+type flowTriggers struct{ made atomic.Bool }
+
+// flowTriggersMade makes the triggers that free a job's concurrency slot,
+// once per driver, before the first claim that can take one: until then no
+// claim or completion pays for them (migration 036). Making them takes the
+// hot table's SHARE ROW EXCLUSIVE lock, which claims, completions and
+// inserts queue behind: it waits at most flowTriggersLockWait, and a claim
+// that did not get it fails, for the next claim to try again. Citus has
+// no such triggers and refuses flow keys.
+func (e executor) flowTriggersMade(ctx context.Context) error {
+	if e.flow != nil && e.flow.made.Load() {
+		return nil
+	}
+	if citus, err := e.onCitus(ctx); err != nil || citus {
+		return err
+	}
+	err := e.inTx(ctx, func(tx executor) error {
+		// A caller's transaction keeps its own lock timeout.
+		if !e.inCallersTx() {
+			if _, err := tx.q.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", flowTriggersLockWait.Milliseconds())); err != nil {
+				return err
+			}
+		}
+		_, err := tx.q.Exec(ctx, "SELECT skiplock_flow_triggers_make()")
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("make the flow triggers: %w", err)
+	}
+	if e.flow != nil {
+		e.flow.made.Store(true)
+	}
+	return nil
+}
+
+// flowTriggersLockWait is how long making the flow triggers waits for the
+// hot table's lock.
+const flowTriggersLockWait = 200 * time.Millisecond
 
 // flowClaimSettings are claimSettings with hash and merge joins allowed:
 // the flow claim joins its own small results (candidates, keys, slots),

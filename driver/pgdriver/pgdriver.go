@@ -50,7 +50,7 @@ func New(pool *pgxpool.Pool) *Driver {
 		err := pool.QueryRow(ctx, spillTarget).Scan(&t)
 		return t, err
 	}}
-	d.executor = executor{q: pool, n: d.notifier, sp: sp, citus: d.citus}
+	d.executor = executor{q: pool, n: d.notifier, sp: sp, citus: d.citus, flow: &flowTriggers{}}
 	d.upkeep = upkeep{executor: d.executor, vac: &hotTableUpkeep{}}
 	d.roles = roles{claims: d.executor, completions: d.executor}
 	return d
@@ -109,7 +109,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier, citus: d.citus}, tx: tx}, nil
+	return &executorTx{executor: executor{q: tx, n: d.notifier, citus: d.citus, flow: d.flow}, tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -117,7 +117,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier, citus: d.citus}, nil
+	return executor{q: t, n: d.notifier, citus: d.citus, flow: d.flow}, nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -135,6 +135,8 @@ type executor struct {
 	// citus: whether the schema is distributed on Citus (citus.go); nil:
 	// never asked (a migration's executor).
 	citus *citusMode
+	// flow: whether the flow triggers are known to be made (flow.go).
+	flow *flowTriggers
 }
 
 type executorTx struct {
@@ -147,7 +149,7 @@ func (t *executorTx) Rollback(ctx context.Context) error { return t.tx.Rollback(
 
 // inTx runs fn in a transaction: a new one, or a savepoint in the caller's.
 func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
-	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp, citus: e.citus}) })
+	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp, citus: e.citus, flow: e.flow}) })
 }
 
 func isUniqueViolation(err error) bool {

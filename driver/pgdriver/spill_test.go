@@ -309,13 +309,14 @@ func TestInsertOutlivesADroppedSpillTable(t *testing.T) {
 }
 
 // A spill table has what makes the hot table what it is, but its name:
-// columns and defaults, constraints, indexes, triggers (flow control's),
-// storage parameters, grants and replica identity.
+// columns and defaults, constraints, indexes, triggers (flow control's,
+// made as a flow claim makes them), storage parameters, grants and replica
+// identity.
 func TestHotTableSpillHasTheHotTablesShape(t *testing.T) {
 	t.Parallel()
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
-	if _, err := d.Pool().Exec(ctx, `GRANT SELECT ON skiplock_jobs TO PUBLIC;
+	if _, err := d.Pool().Exec(ctx, `SELECT skiplock_flow_triggers_make(); GRANT SELECT ON skiplock_jobs TO PUBLIC;
 		ALTER TABLE skiplock_jobs REPLICA IDENTITY FULL; ALTER TABLE skiplock_jobs SET (fillfactor = 90)`); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,83 @@
+package pgdriver_test
+
+import (
+	"testing"
+
+	"github.com/skiplock/skiplock/driver"
+	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/pgtest"
+)
+
+// A schema that has never had a flow key has no flow triggers, so that no
+// claim or completion pays for them. The first flow claim makes them, on
+// the hot table and its spill tables; the slot it takes is freed when its
+// job completes, in a spill table, and the next job of the key starts.
+func TestFlowTriggersMadeByTheFirstFlowClaim(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	spilled := spill(t, d, true, longLockWait).Opened
+	pgdriver.TrustSpillTarget(d, spilled)
+	if n := flowTriggerCount(t, d); n != 0 {
+		t.Fatalf("%d flow triggers on a new schema, want none", n)
+	}
+	key := driver.FlowKey("one", "a")
+	job := &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3,
+		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}
+	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{job, job}); err != nil {
+		t.Fatal(err)
+	}
+	if n := flowTriggerCount(t, d); n != 0 {
+		t.Fatalf("%d flow triggers after an insert, want none before a flow claim", n)
+	}
+	got := flowClaim(t, d, 1) // the key's one slot
+	if n := flowTriggerCount(t, d); n != 4 {
+		t.Fatalf("%d flow triggers after a flow claim, want 2 on the hot table and 2 on %s", n, spilled)
+	}
+	if _, err := d.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: driver.HeldJob{ID: got[0].ID,
+		Attempt: got[0].Attempt, WorkerID: got[0].WorkerID}}}); err != nil {
+		t.Fatal(err)
+	}
+	if next := flowClaim(t, d, 1); next[0].ID == got[0].ID {
+		t.Fatalf("claimed job %d again", next[0].ID)
+	}
+}
+
+// Migration 036 keeps the flow triggers of a schema whose flow keys have
+// slots, and going down makes them again where it took them.
+func TestFlowTriggersMigration(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	if done, err := d.Migrator().Down(ctx, 1); err != nil || done[0].Name != "flow_triggers_on_use" {
+		t.Fatalf("down: %+v, %v", done, err)
+	}
+	if n := flowTriggerCount(t, d); n != 2 {
+		t.Fatalf("%d flow triggers before migration 036, want 2", n)
+	}
+	key := driver.FlowKey("one", "a")
+	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "default", Priority: 5,
+		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Migrator().Up(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if n := flowTriggerCount(t, d); n != 2 {
+		t.Fatalf("%d flow triggers after migration 036 with a key's slots, want 2 kept", n)
+	}
+}
+
+// flowTriggerCount counts the flow triggers on the hot table and its spill
+// tables.
+func flowTriggerCount(t *testing.T, d *pgdriver.Driver) int {
+	t.Helper()
+	var n int
+	if err := d.Pool().QueryRow(t.Context(), `SELECT count(*) FROM pg_trigger
+		WHERE tgname IN ('skiplock_flow_release_update', 'skiplock_flow_release_delete')
+		  AND (tgrelid = 'skiplock_jobs'::regclass
+		       OR tgrelid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass))`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
