@@ -22,6 +22,10 @@ func UnboundQueries() []string { return queries.Unbound() }
 // GenericPlan is the settings the claim and the completion run under.
 const GenericPlan = genericPlan
 
+// FlowTriggersLock is the lock the flow triggers' maker and a spill table's
+// opening take.
+const FlowTriggersLock = flowTriggersLock
+
 // QueryNames answers the name of every statement of queries.sql.
 func QueryNames() []string { return queries.Names() }
 

@@ -67,6 +67,11 @@ func (e executor) flowTriggersMade(ctx context.Context) error {
 	return nil
 }
 
+// flowTriggersLock is the lock that skiplock_flow_triggers_make takes
+// first (migration 036), and that opening a spill table takes too, so that
+// a spill table opened while the triggers are made gets them.
+const flowTriggersLock = `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.skiplock_flow_triggers'))`
+
 // flowTriggersLockWait is how long making the flow triggers waits for the
 // hot table's lock.
 const flowTriggersLockWait = 200 * time.Millisecond

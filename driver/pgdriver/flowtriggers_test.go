@@ -1,7 +1,9 @@
 package pgdriver_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/pgdriver"
@@ -40,6 +42,50 @@ func TestFlowTriggersMadeByTheFirstFlowClaim(t *testing.T) {
 	}
 	if next := flowClaim(t, d, 1); next[0].ID == got[0].ID {
 		t.Fatalf("claimed job %d again", next[0].ID)
+	}
+}
+
+// A spill table is opened under the flow triggers' lock: while their maker
+// holds it, the table waits, and once the maker has made them it copies
+// them from the hot table. (Opened between the maker's look at the spill
+// tables and its triggers' commit, a table would have had none.)
+func TestSpillTableOpensAfterTheFlowTriggersAreMade(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	maker := pgtest.Conn(t, url)
+	tx, err := maker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, pgdriver.FlowTriggersLock); err != nil {
+		t.Fatal(err)
+	}
+	waiting, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if s, err := d.HotTableSpill(waiting, true, longLockWait); err == nil {
+		t.Fatalf("opened %+v while the flow triggers' lock was held", s)
+	}
+	opened := make(chan driver.Spill, 1)
+	go func() {
+		s, err := d.HotTableSpill(ctx, true, longLockWait)
+		if err != nil {
+			t.Errorf("spill: %v", err)
+		}
+		opened <- s
+	}()
+	if _, err := tx.Exec(ctx, `SELECT skiplock_flow_triggers_make()`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-opened; s.Opened == "" {
+		t.Fatalf("spill: %+v, want a table opened", s)
+	}
+	if n := flowTriggerCount(t, d); n != 4 {
+		t.Fatalf("%d flow triggers, want 2 on the hot table and 2 on the spill table", n)
 	}
 }
 

@@ -10,7 +10,10 @@ CREATE FUNCTION skiplock_flow_triggers_make() RETURNS void LANGUAGE plpgsql AS $
 DECLARE
     t regclass;
 BEGIN
-    -- One maker at a time: the next finds them made.
+    -- One maker at a time, and no spill table opened meanwhile (the driver
+    -- takes this lock to open one, flowTriggersLock): the next maker finds
+    -- them made, a spill table opened before is in pg_inherits below, one
+    -- opened after copies them.
     PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '.skiplock_flow_triggers'));
     FOR t IN SELECT 'skiplock_jobs'::regclass
              UNION ALL SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass LOOP
