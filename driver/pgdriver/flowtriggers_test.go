@@ -45,6 +45,25 @@ func TestFlowTriggersMadeByTheFirstFlowClaim(t *testing.T) {
 	}
 }
 
+// A slot taken with no trigger to free it (by a process from before
+// migration 036) is freed when the triggers are made: its job is not
+// running, and the first flow claim takes the slot.
+func TestFlowTriggersFreeSlotsTakenWithout(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	key := driver.FlowKey("one", "a")
+	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "default", Priority: 5,
+		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	// As a claim would have, for a job since finished.
+	if _, err := d.Pool().Exec(ctx, `UPDATE skiplock_flow_slots SET job_id = 999999, taken_at = now()`); err != nil {
+		t.Fatal(err)
+	}
+	flowClaim(t, d, 1)
+}
+
 // A spill table is opened under the flow triggers' lock: while their maker
 // holds it, the table waits, and once the maker has made them it copies
 // them from the hot table. (Opened between the maker's look at the spill

@@ -15,6 +15,16 @@ BEGIN
     -- them made, a spill table opened before is in pg_inherits below, one
     -- opened after copies them.
     PERFORM pg_advisory_xact_lock(hashtext(current_schema() || '.skiplock_flow_triggers'));
+    IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = 'skiplock_jobs'::regclass AND tgname = 'skiplock_flow_release_delete') THEN
+        -- A process from before 036 may have taken slots with no trigger
+        -- to free them. With no job leaving running meanwhile (the lock
+        -- the triggers need, taken first), a slot whose job is not running
+        -- is such a slot.
+        LOCK TABLE skiplock_jobs IN SHARE ROW EXCLUSIVE MODE;
+        UPDATE skiplock_flow_slots s SET job_id = NULL, taken_at = NULL
+        WHERE s.job_id IS NOT NULL
+          AND NOT EXISTS (SELECT FROM skiplock_jobs j WHERE j.id = s.job_id AND j.state = 'running');
+    END IF;
     FOR t IN SELECT 'skiplock_jobs'::regclass
              UNION ALL SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass LOOP
         IF NOT EXISTS (SELECT FROM pg_trigger WHERE tgrelid = t AND tgname = 'skiplock_flow_release_update') THEN
