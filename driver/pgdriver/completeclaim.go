@@ -16,6 +16,11 @@ func (e executor) JobCompleteClaim(ctx context.Context, done []driver.CompletePa
 		return nil, jobs, err
 	}
 	if p.Fair != nil || p.Flow || e.inCallersTx() {
+		if p.Flow { // before the transaction: see flowTriggersMade
+			if err := e.flowTriggersMade(ctx); err != nil {
+				return nil, nil, err
+			}
+		}
 		return driver.CompleteThenClaim(ctx, e.inTx, done, p)
 	}
 	citus, err := e.onCitus(ctx)

@@ -23,8 +23,8 @@ func UnboundQueries() []string { return queries.Unbound() }
 const GenericPlan = genericPlan
 
 // FlowTriggersLock is the lock the flow triggers' maker and a spill table's
-// opening take.
-const FlowTriggersLock = flowTriggersLock
+// opening take (migration 036).
+const FlowTriggersLock = `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.skiplock_flow_triggers'))`
 
 // QueryNames answers the name of every statement of queries.sql.
 func QueryNames() []string { return queries.Names() }

@@ -2,12 +2,15 @@ package pgdriver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skiplock/skiplock/driver"
 )
@@ -31,49 +34,50 @@ func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args p
 }
 
 // flowTriggers remembers that the triggers that free a job's concurrency
-// slot are made (migration 036).
-type flowTriggers struct{ made atomic.Bool }
+// slot are made (migration 036); pool is where they are made.
+type flowTriggers struct {
+	pool *pgxpool.Pool
+	made atomic.Bool
+}
 
 // flowTriggersMade makes the triggers that free a job's concurrency slot,
 // once per driver, before the first claim that can take one: until then no
-// claim or completion pays for them (migration 036). Making them takes the
-// hot table's SHARE ROW EXCLUSIVE lock, which claims, completions and
-// inserts queue behind: it waits at most flowTriggersLockWait, and a claim
-// that did not get it fails, for the next claim to try again. Citus has
-// no such triggers and refuses flow keys.
+// claim or completion pays for them (migration 036). They are made in a
+// short transaction of its own on the pool, never in the claim's: a
+// rollback there would take them away after this driver noted them made,
+// and a transaction that has written jobs would wait for itself. Making
+// them takes the hot table's SHARE ROW EXCLUSIVE lock, which claims,
+// completions and inserts queue behind: each lock waits at most
+// flowTriggersLockWait, and a claim that did not get one fails, for the
+// next to try again. A schema before migration 036 has them from its
+// migrations. Citus has none and refuses flow keys.
 func (e executor) flowTriggersMade(ctx context.Context) error {
-	if e.flow != nil && e.flow.made.Load() {
+	if e.flow == nil || e.flow.made.Load() { // nil: a migration's executor, which never claims
 		return nil
 	}
 	if citus, err := e.onCitus(ctx); err != nil || citus {
 		return err
 	}
-	err := e.inTx(ctx, func(tx executor) error {
-		// A caller's transaction keeps its own lock timeout.
-		if !e.inCallersTx() {
-			if _, err := tx.q.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", flowTriggersLockWait.Milliseconds())); err != nil {
-				return err
-			}
+	err := pgx.BeginFunc(ctx, e.flow.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", flowTriggersLockWait.Milliseconds())); err != nil {
+			return err
 		}
-		_, err := tx.q.Exec(ctx, "SELECT skiplock_flow_triggers_make()")
+		_, err := tx.Exec(ctx, "SELECT skiplock_flow_triggers_make()")
 		return err
 	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42883" { // undefined_function: before 036
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("make the flow triggers: %w", err)
 	}
-	if e.flow != nil {
-		e.flow.made.Store(true)
-	}
+	e.flow.made.Store(true)
 	return nil
 }
 
-// flowTriggersLock is the lock that skiplock_flow_triggers_make takes
-// first (migration 036), and that opening a spill table takes too, so that
-// a spill table opened while the triggers are made gets them.
-const flowTriggersLock = `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.skiplock_flow_triggers'))`
-
-// flowTriggersLockWait is how long making the flow triggers waits for the
-// hot table's lock.
+// flowTriggersLockWait is how long making the flow triggers waits for
+// each lock.
 const flowTriggersLockWait = 200 * time.Millisecond
 
 // flowClaimSettings are claimSettings with hash and merge joins allowed:

@@ -5,8 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/pgdriver"
+	"github.com/skiplock/skiplock/internal/pgrole"
 	"github.com/skiplock/skiplock/internal/pgtest"
 )
 
@@ -42,6 +45,69 @@ func TestFlowTriggersMadeByTheFirstFlowClaim(t *testing.T) {
 	}
 	if next := flowClaim(t, d, 1); next[0].ID == got[0].ID {
 		t.Fatalf("claimed job %d again", next[0].ID)
+	}
+}
+
+// A flow claim in a caller's transaction that rolls back leaves the
+// triggers made: they are made in a transaction of their own, never in the
+// caller's, and the driver notes them made.
+func TestFlowTriggersOutliveACallersRollback(t *testing.T) {
+	t.Parallel()
+	d, _ := pgtest.Schema(t)
+	ctx := t.Context()
+	tx, inTx := driverTx(t, d)
+	if _, err := inTx.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 10,
+		DefaultLease: time.Minute, Flow: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := flowTriggerCount(t, d); n != 2 {
+		t.Fatalf("%d flow triggers after the caller's rollback, want 2", n)
+	}
+}
+
+// A role that may write the jobs but does not own their table (as an
+// application's role often is) makes the triggers too: the maker runs as
+// the schema's owner.
+func TestFlowTriggersMadeByARoleThatDoesNotOwnTheTable(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	var schema string
+	if err := d.Pool().QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	role, sch := pgx.Identifier{schema + "_app"}.Sanitize(), pgx.Identifier{schema}.Sanitize()
+	if _, err := d.Pool().Exec(ctx, "CREATE ROLE "+role+" LOGIN"); err != nil {
+		t.Skipf("cannot make a role: %v", err)
+	}
+	t.Cleanup(func() {
+		_, _ = d.Pool().Exec(context.Background(), "DROP OWNED BY "+role+"; DROP ROLE "+role)
+	})
+	if _, err := d.Pool().Exec(ctx, "GRANT USAGE ON SCHEMA "+sch+" TO "+role+
+		"; GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "+sch+" TO "+role+
+		"; GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA "+sch+" TO "+role); err != nil {
+		t.Fatal(err)
+	}
+	appURL, err := pgrole.WithUser(url, schema+"_app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := pgdriver.Connect(ctx, appURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	key := driver.FlowKey("one", "a")
+	if _, err := app.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "default", Priority: 5,
+		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	flowClaim(t, app, 1)
+	if n := flowTriggerCount(t, d); n != 2 {
+		t.Fatalf("%d flow triggers, want 2", n)
 	}
 }
 

@@ -50,7 +50,7 @@ func New(pool *pgxpool.Pool) *Driver {
 		err := pool.QueryRow(ctx, spillTarget).Scan(&t)
 		return t, err
 	}}
-	d.executor = executor{q: pool, n: d.notifier, sp: sp, citus: d.citus, flow: &flowTriggers{}}
+	d.executor = executor{q: pool, n: d.notifier, sp: sp, citus: d.citus, flow: &flowTriggers{pool: pool}}
 	d.upkeep = upkeep{executor: d.executor, vac: &hotTableUpkeep{}}
 	d.roles = roles{claims: d.executor, completions: d.executor}
 	return d

@@ -297,15 +297,7 @@ func (e upkeep) spillTables(ctx context.Context) ([]spillTable, error) {
 
 func (e upkeep) spillOpen(ctx context.Context, limits driver.SpillLimits, out driver.Spill) (driver.Spill, error) {
 	var name *string
-	// Under the flow triggers' lock: the new table either copies the
-	// triggers the hot table has, or is there for their maker to find.
-	err := e.inTx(ctx, func(tx executor) error {
-		if _, err := tx.q.Exec(ctx, flowTriggersLock); err != nil {
-			return err
-		}
-		return tx.q.QueryRow(ctx, `SELECT skiplock_hot_spill_open($1)`, limits.LockWait.Milliseconds()).Scan(&name)
-	})
-	if err != nil {
+	if err := e.q.QueryRow(ctx, `SELECT skiplock_hot_spill_open($1)`, limits.LockWait.Milliseconds()).Scan(&name); err != nil {
 		return out, fmt.Errorf("open a spill table: %w", err)
 	}
 	if name == nil {

@@ -13,3 +13,5 @@ BEGIN
 END
 $$;
 DROP FUNCTION skiplock_flow_triggers_make();
+DROP FUNCTION skiplock_hot_spill_open(integer);
+ALTER FUNCTION skiplock_hot_spill_open_unlocked(integer) RENAME TO skiplock_hot_spill_open;
