@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,6 +39,10 @@ func (e executor) jobClaimFlow(ctx context.Context, p driver.ClaimParams, args p
 type flowTriggers struct {
 	pool *pgxpool.Pool
 	made atomic.Bool
+	// retryAt: after a try that failed, none before this (each try may
+	// hold the hot path up for flowTriggersLockWait).
+	mu      sync.Mutex
+	retryAt time.Time
 }
 
 // flowTriggersMade makes the triggers that free a job's concurrency slot,
@@ -58,6 +63,14 @@ func (e executor) flowTriggersMade(ctx context.Context) error {
 	if citus, err := e.onCitus(ctx); err != nil || citus {
 		return err
 	}
+	e.flow.mu.Lock()
+	defer e.flow.mu.Unlock()
+	if e.flow.made.Load() {
+		return nil
+	}
+	if wait := time.Until(e.flow.retryAt); wait > 0 {
+		return fmt.Errorf("make the flow triggers: the last try failed; the next in %s", wait.Round(time.Millisecond))
+	}
 	err := pgx.BeginFunc(ctx, e.flow.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", flowTriggersLockWait.Milliseconds())); err != nil {
 			return err
@@ -70,6 +83,7 @@ func (e executor) flowTriggersMade(ctx context.Context) error {
 		return nil
 	}
 	if err != nil {
+		e.flow.retryAt = time.Now().Add(flowTriggersRetry)
 		return fmt.Errorf("make the flow triggers: %w", err)
 	}
 	e.flow.made.Store(true)
@@ -77,8 +91,12 @@ func (e executor) flowTriggersMade(ctx context.Context) error {
 }
 
 // flowTriggersLockWait is how long making the flow triggers waits for
-// each lock.
-const flowTriggersLockWait = 200 * time.Millisecond
+// each lock; flowTriggersRetry, how long after a try that failed the next
+// may be made.
+const (
+	flowTriggersLockWait = 200 * time.Millisecond
+	flowTriggersRetry    = 2 * time.Second
+)
 
 // flowClaimSettings are claimSettings with hash and merge joins allowed:
 // the flow claim joins its own small results (candidates, keys, slots),

@@ -2,6 +2,7 @@ package pgdriver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/skiplock/skiplock/driver/pgdriver"
 	"github.com/skiplock/skiplock/internal/pgrole"
 	"github.com/skiplock/skiplock/internal/pgtest"
+	"github.com/skiplock/skiplock/internal/testwait"
 )
 
 // A schema that has never had a flow key has no flow triggers, so that no
@@ -106,6 +108,44 @@ func TestFlowTriggersMadeByARoleThatDoesNotOwnTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	flowClaim(t, app, 1)
+	if n := flowTriggerCount(t, d); n != 2 {
+		t.Fatalf("%d flow triggers, want 2", n)
+	}
+}
+
+// While a transaction that has written to the jobs' table holds it, making
+// the flow triggers waits for it no longer than its lock wait, and the
+// flow claim fails; so do the process's flow claims right after, without
+// another wait on the table. Once the transaction has ended, a later try
+// makes them.
+func TestFlowTriggersNotMadeBehindAWriter(t *testing.T) {
+	t.Parallel()
+	d, url := pgtest.Schema(t)
+	ctx := t.Context()
+	writer := pgtest.Conn(t, url)
+	tx, err := writer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `UPDATE skiplock_jobs SET kind = kind`); err != nil {
+		t.Fatal(err)
+	}
+	claim := func() error {
+		_, err := d.JobClaim(ctx, driver.ClaimParams{Queue: "default", WorkerID: "w", Max: 10,
+			DefaultLease: time.Minute, Flow: true})
+		return err
+	}
+	if err := claim(); err == nil || !strings.Contains(err.Error(), "lock timeout") {
+		t.Fatalf("flow claim beside a writer: %v, want the lock not had", err)
+	}
+	if err := claim(); err == nil || !strings.Contains(err.Error(), "the last try failed") {
+		t.Fatalf("flow claim right after: %v, want no try", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, 10*time.Second, "a flow claim once the writer has ended", func() bool { return claim() == nil })
 	if n := flowTriggerCount(t, d); n != 2 {
 		t.Fatalf("%d flow triggers, want 2", n)
 	}
