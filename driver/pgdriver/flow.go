@@ -53,9 +53,10 @@ type flowTriggers struct {
 // and a transaction that has written jobs would wait for itself. Making
 // them takes the hot table's SHARE ROW EXCLUSIVE lock, which claims,
 // completions and inserts queue behind: each lock waits at most
-// flowTriggersLockWait, and a claim that did not get one fails, for the
-// next to try again. A schema before migration 036 has them from its
-// migrations. Citus has none and refuses flow keys.
+// flowTriggersLockWait, and after a try that failed the driver's flow
+// claims fail for flowTriggersRetry before the next. A schema before
+// migration 036 has them from its migrations. Citus has none and refuses
+// flow keys.
 func (e executor) flowTriggersMade(ctx context.Context) error {
 	if e.flow == nil || e.flow.made.Load() { // nil: a migration's executor, which never claims
 		return nil
@@ -83,7 +84,9 @@ func (e executor) flowTriggersMade(ctx context.Context) error {
 		return nil
 	}
 	if err != nil {
-		e.flow.retryAt = time.Now().Add(flowTriggersRetry)
+		if ctx.Err() == nil { // the caller's end is no reason to wait
+			e.flow.retryAt = time.Now().Add(flowTriggersRetry)
+		}
 		return fmt.Errorf("make the flow triggers: %w", err)
 	}
 	e.flow.made.Store(true)
