@@ -28,12 +28,7 @@ func TestFlowTriggersMadeByTheFirstFlowClaim(t *testing.T) {
 	if n := flowTriggerCount(t, d); n != 0 {
 		t.Fatalf("%d flow triggers on a new schema, want none", n)
 	}
-	key := driver.FlowKey("one", "a")
-	job := &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3,
-		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}
-	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{job, job}); err != nil {
-		t.Fatal(err)
-	}
+	insertKeyed(t, d, 2)
 	if n := flowTriggerCount(t, d); n != 0 {
 		t.Fatalf("%d flow triggers after an insert, want none before a flow claim", n)
 	}
@@ -102,11 +97,7 @@ func TestFlowTriggersMadeByARoleThatDoesNotOwnTheTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer app.Close()
-	key := driver.FlowKey("one", "a")
-	if _, err := app.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "default", Priority: 5,
-		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	insertKeyed(t, app, 1)
 	flowClaim(t, app, 1)
 	if n := flowTriggerCount(t, d); n != 2 {
 		t.Fatalf("%d flow triggers, want 2", n)
@@ -122,12 +113,7 @@ func TestFlowTriggersNotMadeBehindAWriter(t *testing.T) {
 	t.Parallel()
 	d, url := pgtest.Schema(t)
 	ctx := t.Context()
-	writer := pgtest.Conn(t, url)
-	tx, err := writer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
+	tx := connTx(t, url)
 	if _, err := tx.Exec(ctx, `UPDATE skiplock_jobs SET kind = kind`); err != nil {
 		t.Fatal(err)
 	}
@@ -158,11 +144,7 @@ func TestFlowTriggersFreeSlotsTakenWithout(t *testing.T) {
 	t.Parallel()
 	d, _ := pgtest.Schema(t)
 	ctx := t.Context()
-	key := driver.FlowKey("one", "a")
-	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "default", Priority: 5,
-		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	insertKeyed(t, d, 1)
 	// As a claim would have, for a job since finished.
 	if _, err := d.Pool().Exec(ctx, `UPDATE skiplock_flow_slots SET job_id = 999999, taken_at = now()`); err != nil {
 		t.Fatal(err)
@@ -178,12 +160,7 @@ func TestSpillTableOpensAfterTheFlowTriggersAreMade(t *testing.T) {
 	t.Parallel()
 	d, url := pgtest.Schema(t)
 	ctx := t.Context()
-	maker := pgtest.Conn(t, url)
-	tx, err := maker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback(ctx) }()
+	tx := connTx(t, url)
 	if _, err := tx.Exec(ctx, pgdriver.FlowTriggersLock); err != nil {
 		t.Fatal(err)
 	}
@@ -226,11 +203,7 @@ func TestFlowTriggersMigration(t *testing.T) {
 	if n := flowTriggerCount(t, d); n != 2 {
 		t.Fatalf("%d flow triggers before migration 036, want 2", n)
 	}
-	key := driver.FlowKey("one", "a")
-	if _, err := d.JobInsertMany(ctx, []*driver.InsertParams{{Kind: "k", Queue: "default", Priority: 5,
-		Flow: &driver.FlowKeys{ConcurrencyKey: key, ConcurrencyLimit: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	insertKeyed(t, d, 1)
 	if _, err := d.Migrator().Up(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -251,4 +224,29 @@ func flowTriggerCount(t *testing.T, d *pgdriver.Driver) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// insertKeyed inserts n jobs of one concurrency key allowed one running job.
+func insertKeyed(t *testing.T, d *pgdriver.Driver, n int) {
+	t.Helper()
+	jobs := make([]*driver.InsertParams, n)
+	for i := range jobs {
+		jobs[i] = &driver.InsertParams{Kind: "k", Queue: "default", Priority: 5, MaxRetries: 3,
+			Flow: &driver.FlowKeys{ConcurrencyKey: driver.FlowKey("one", "a"), ConcurrencyLimit: 1}}
+	}
+	if _, err := d.JobInsertMany(t.Context(), jobs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// connTx begins a transaction on a connection of its own, rolled back at
+// the test's end unless committed.
+func connTx(t *testing.T, url string) pgx.Tx {
+	t.Helper()
+	tx, err := pgtest.Conn(t, url).Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	return tx
 }
