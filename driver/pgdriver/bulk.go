@@ -2,11 +2,9 @@ package pgdriver
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/depgraph"
@@ -96,8 +94,7 @@ func (e executor) bulkMany(ctx context.Context, stmt sqlset.Stmt[idsArg], ids []
 func (e executor) bulkTx(ctx context.Context, fn func(tx executor) error) error {
 	for try := 1; ; try++ {
 		err := e.inTx(ctx, fn)
-		var pgErr *pgconn.PgError
-		if try == 3 || !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "40001") {
+		if try == 3 || !hasCode(err, "40P01", "40001") {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package pgdriver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/skiplock/skiplock/driver"
@@ -79,8 +77,7 @@ func (e executor) flowTriggersMade(ctx context.Context) error {
 		_, err := tx.Exec(ctx, "SELECT skiplock_flow_triggers_make()")
 		return err
 	})
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42883" { // undefined_function: before 036
+	if hasCode(err, "42883") { // undefined_function: a schema before 036
 		return nil
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -152,10 +153,13 @@ func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
 	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp, citus: e.citus, flow: e.flow}) })
 }
 
-func isUniqueViolation(err error) bool {
+// hasCode says whether err is PostgreSQL's error of one of codes (SQLSTATE).
+func hasCode(err error, codes ...string) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+	return errors.As(err, &pgErr) && slices.Contains(codes, pgErr.Code)
 }
+
+func isUniqueViolation(err error) bool { return hasCode(err, "23505") }
 
 var (
 	_ driver.Full          = executor{}

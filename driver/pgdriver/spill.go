@@ -2,7 +2,6 @@ package pgdriver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/skiplock/skiplock/driver"
 	"github.com/skiplock/skiplock/driver/sqlset"
@@ -109,10 +107,7 @@ func (e executor) insertInto(ctx context.Context, insert func(e executor, table 
 	return err
 }
 
-func isUndefinedTable(err error) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "42P01"
-}
+func isUndefinedTable(err error) bool { return hasCode(err, "42P01") }
 
 // spillTables answers the spill tables with their sizes.
 const spillTables = `
