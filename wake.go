@@ -42,6 +42,7 @@ const notifyTimeout = 5 * time.Second
 type waker struct {
 	driver driver.Driver
 	local  func(queue string)
+	now    func() time.Time // time.Now; a test's clock
 
 	mu       sync.Mutex
 	lastSent map[string]time.Time
@@ -63,7 +64,7 @@ type waker struct {
 }
 
 func newWaker(d driver.Driver, local func(string)) *waker {
-	w := &waker{driver: d, local: local, lastSent: map[string]time.Time{}, trailing: map[string]*time.Timer{},
+	w := &waker{driver: d, local: local, now: time.Now, lastSent: map[string]time.Time{}, trailing: map[string]*time.Timer{},
 		onWay: map[string]bool{}, owed: map[string]bool{}}
 	w.sendCtx, w.cancelSend = context.WithCancel(context.Background())
 	return w
@@ -96,7 +97,7 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 			w.local(q)
 		}
 	}
-	now := time.Now()
+	now := w.now()
 	var send []string
 	w.mu.Lock()
 	for _, q := range queues {
@@ -141,7 +142,7 @@ func (w *waker) insertDone(exec driver.Executor, queues []string, committed bool
 // on its way: the caller sends it with the job it inserts
 // (InsertParams.Wake), and tells carried how that went.
 func (w *waker) takeDue(queue string) bool {
-	now := time.Now()
+	now := w.now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.trailing[queue] != nil || w.onWay[queue] || now.Sub(w.lastSent[queue]) < notifyDebounce {
@@ -179,7 +180,7 @@ func (w *waker) returned(queue string) {
 		return
 	}
 	delete(w.owed, queue)
-	w.lastSent[queue] = time.Now()
+	w.lastSent[queue] = w.now()
 	w.onWay[queue] = true
 	go w.sendCounted([]string{queue}) // the count pending took for owed
 }
@@ -219,7 +220,7 @@ func trailingIn(now, lastSent time.Time, spacing time.Duration) time.Duration {
 func (w *waker) sendTrailing(q string) {
 	w.mu.Lock()
 	delete(w.trailing, q)
-	w.lastSent[q] = time.Now()
+	w.lastSent[q] = w.now()
 	w.onWay[q] = true
 	w.mu.Unlock()
 	w.sendCounted([]string{q})
@@ -236,7 +237,7 @@ func (w *waker) flush(ctx context.Context) error {
 	for q, t := range w.trailing {
 		if t.Stop() { // else its send has begun, and pending counts it
 			delete(w.trailing, q)
-			w.lastSent[q] = time.Now()
+			w.lastSent[q] = w.now()
 			w.onWay[q] = true
 			due = append(due, q)
 		}

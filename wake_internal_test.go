@@ -177,22 +177,28 @@ func TestCarriedWakeUpReturns(t *testing.T) {
 
 // TestInTxWakeUpsSpacedByAMillisecond: a wake-up in a caller's transaction,
 // which holds NOTIFY's lock through that commit, is held back for
-// notifyInTxSpacing after the last; a committed insert's is not.
+// notifyInTxSpacing after the last (it goes later, outside the transaction);
+// a committed insert's is not. The waker's clock stands still, so that a
+// slow machine cannot let the spacing pass.
 func TestInTxWakeUpsSpacedByAMillisecond(t *testing.T) {
 	t.Parallel()
 	drv := &gatedNotify{gate: make(chan struct{}, 2)}
 	drv.gate <- struct{}{}
 	drv.gate <- struct{}{}
+	tx := &gatedNotify{gate: make(chan struct{}, 1)} // the caller's transaction
+	tx.gate <- struct{}{}
 	w := newWaker(drv, func(string) {})
+	at := time.Now()
+	w.now = func() time.Time { return at }
 	w.mu.Lock()
-	w.lastSent["tx"] = time.Now().Add(-2 * notifyDebounce)
-	w.lastSent["committed"] = time.Now().Add(-2 * notifyDebounce)
+	w.lastSent["tx"] = at.Add(-2 * notifyDebounce)
+	w.lastSent["committed"] = at.Add(-2 * notifyDebounce)
 	w.mu.Unlock()
-	if err := w.insertDone(drv, []string{"tx"}, false); err != nil {
+	if err := w.insertDone(tx, []string{"tx"}, false); err != nil {
 		t.Fatal(err)
 	}
-	if n := drv.count(); n != 0 {
-		t.Fatalf("an in-transaction wake-up went out %s after the last: %d sent", 2*notifyDebounce, n)
+	if n := tx.count(); n != 0 {
+		t.Fatalf("an in-transaction wake-up went out in the transaction %s after the last", 2*notifyDebounce)
 	}
 	if err := w.insertDone(drv, []string{"committed"}, true); err != nil {
 		t.Fatal(err)
