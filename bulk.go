@@ -109,6 +109,13 @@ type BulkResult struct {
 	Done    int
 }
 
+// bulkPage is the least number of ids JobsBulk selects at a time; it acts
+// on them a batch at a time. Selected a batch at a time, the selection cost
+// SQLite two parses of the filter statement per batch (planned again for
+// each binding of its parameters, which meet indexed columns): with batches
+// of 50 that was a third of a bulk action's CPU.
+const bulkPage = 1000
+
 // JobsBulk retries, cancels, deletes, pauses or resumes every job a filter
 // picks, a batch at a time; see BulkAction for the states each acts on.
 func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error) {
@@ -116,43 +123,58 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 	if err != nil {
 		return BulkResult{}, err
 	}
-	if sel.Limit == 0 {
-		sel.Limit = DefaultBulkBatchSize
+	batch := sel.Limit
+	if batch == 0 {
+		batch = DefaultBulkBatchSize
 		if c.driver.Name() == "postgres" {
-			sel.Limit = DefaultBulkBatchSizePostgres
+			batch = DefaultBulkBatchSizePostgres
 		}
 	}
+	sel.Limit = max(batch, bulkPage)
 	var res BulkResult
 	for {
-		// Between batches: a caller that went away stops the action here.
-		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
-		}
-		ids, err := c.driver.JobSelect(ctx, sel)
-		if err != nil {
-			return res, fmt.Errorf("select jobs to %s: %w", p.Action, err)
-		}
-		res.Matched += len(ids)
-		if p.DryRun {
-			res.Done += len(ids)
-		} else {
-			n, err := c.bulkAct(ctx, p.Action, ids)
-			res.Done += n
-			if err != nil {
-				return res, fmt.Errorf("%s jobs: %w", p.Action, err)
-			}
-		}
-		if p.Progress != nil && len(ids) > 0 {
-			p.Progress(res.Done)
-		}
-		if len(ids) < sel.Limit {
-			if p.DryRun {
+		ids, err := c.bulkNextPage(ctx, sel, p, batch, &res)
+		if err != nil || len(ids) < sel.Limit {
+			if err == nil && p.DryRun {
 				res.Done = 0
 			}
-			return res, nil
+			return res, err
 		}
 		sel.AfterID = ids[len(ids)-1]
 	}
+}
+
+// bulkNextPage selects the next page of jobs and acts on them a batch at a
+// time, counting them in res; between batches, a caller that went away
+// stops the action.
+func (c *Client) bulkNextPage(ctx context.Context, sel driver.SelectParams, p BulkParams, batch int, res *BulkResult) ([]int64, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+	}
+	ids, err := c.driver.JobSelect(ctx, sel)
+	if err != nil {
+		return nil, fmt.Errorf("select jobs to %s: %w", p.Action, err)
+	}
+	for start := 0; start < len(ids); start += batch {
+		if err := ctx.Err(); start > 0 && err != nil {
+			return nil, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+		}
+		chunk := ids[start:min(start+batch, len(ids))]
+		res.Matched += len(chunk)
+		if p.DryRun {
+			res.Done += len(chunk)
+		} else {
+			n, err := c.bulkAct(ctx, p.Action, chunk)
+			res.Done += n
+			if err != nil {
+				return nil, fmt.Errorf("%s jobs: %w", p.Action, err)
+			}
+		}
+		if p.Progress != nil {
+			p.Progress(res.Done)
+		}
+	}
+	return ids, nil
 }
 
 // Check answers the error JobsBulk would answer for p's parameters, before

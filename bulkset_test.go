@@ -3,6 +3,7 @@ package skiplock_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -113,4 +114,40 @@ func TestJobsBulkStopsWithContext(t *testing.T) {
 			t.Fatalf("job %d: %s, want %s", i, j.State, want)
 		}
 	}
+}
+
+// TestJobsBulkActsOnPagesABatchAtATime: a bulk action selects its jobs a
+// page at a time and acts on each page a batch at a time, the last batch of
+// a page short: every job is acted on once, and progress is heard after
+// each batch.
+func TestJobsBulkActsOnPagesABatchAtATime(t *testing.T) {
+	t.Parallel()
+	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
+		client, err := skiplock.NewClient(open(t), &skiplock.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := t.Context()
+		jobs := make([]skiplock.InsertManyParams, 2100)
+		for i := range jobs {
+			jobs[i] = skiplock.InsertManyParams{Args: skiplock.RawArgs{KindName: "a"}, Opts: &skiplock.InsertOpts{Queue: "held"}}
+		}
+		if _, err := client.InsertMany(ctx, jobs); err != nil {
+			t.Fatal(err)
+		}
+		held := skiplock.BulkFilter{Queues: []string{"held"}}
+		var heard []int
+		got, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkPause, BatchSize: 300, Filter: held,
+			Progress: func(n int) { heard = append(heard, n) }})
+		if err != nil || got != (skiplock.BulkResult{Matched: 2100, Done: 2100}) {
+			t.Fatalf("pause: %+v, %v; want 2100 matched and done", got, err)
+		}
+		if want := []int{300, 600, 900, 1000, 1300, 1600, 1900, 2000, 2100}; !slices.Equal(heard, want) {
+			t.Fatalf("progress %v, want %v", heard, want)
+		}
+		paused, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkResume, Filter: held, DryRun: true})
+		if err != nil || paused.Matched != 2100 {
+			t.Fatalf("paused jobs counted: %+v, %v; want 2100", paused, err)
+		}
+	})
 }
