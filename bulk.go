@@ -109,12 +109,29 @@ type BulkResult struct {
 	Done    int
 }
 
-// bulkPage is the least number of ids JobsBulk selects at a time; it acts
-// on them a batch at a time. Selected a batch at a time, the selection cost
-// SQLite two parses of the filter statement per batch (planned again for
-// each binding of its parameters, which meet indexed columns): with batches
-// of 50 that was a third of a bulk action's CPU.
+// bulkPage is about how many ids JobsBulk selects at a time (a whole
+// number of batches); it acts on them a batch at a time. Selected a batch at
+// a time, the selection cost SQLite two parses of the filter statement per
+// batch (planned again for each binding of its parameters, which meet
+// indexed columns): with batches of 50 that was a third of a bulk action's
+// CPU. A filter that a job can stop matching meanwhile, though, selects a
+// batch at a time (pageFor).
 const bulkPage = 1000
+
+// pageFor answers how many ids JobsBulk selects at a time for p. The
+// actions recheck the states they act on, not a filter's narrower states
+// nor a finished job's age, and a job can leave those (a paused job
+// resumed, a deleted job's id retried and finished again): such a filter
+// selects each batch right before it is acted on, as the single actions
+// read a job right before they act.
+func pageFor(p BulkParams, batch int) int {
+	f := p.Filter
+	narrowed := slices.ContainsFunc(bulkStates[p.Action], func(s JobState) bool { return len(f.States) > 0 && !slices.Contains(f.States, s) })
+	if narrowed || (f.OlderThan > 0 && !bulkLive[p.Action]) {
+		return batch
+	}
+	return batch * ((bulkPage + batch - 1) / batch)
+}
 
 // JobsBulk retries, cancels, deletes, pauses or resumes every job a filter
 // picks, a batch at a time; see BulkAction for the states each acts on.
@@ -130,7 +147,7 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 			batch = DefaultBulkBatchSizePostgres
 		}
 	}
-	sel.Limit = max(batch, bulkPage)
+	sel.Limit = pageFor(p, batch)
 	var res BulkResult
 	for {
 		ids, err := c.bulkNextPage(ctx, sel, p, batch, &res)

@@ -102,7 +102,7 @@ func TestJobsBulkStopsWithContext(t *testing.T) {
 	defer cancel()
 	res, err := b.client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkPause, BatchSize: 2,
 		Filter: skiplock.BulkFilter{Queues: []string{"held"}}, Progress: func(int) { cancel() }})
-	if !errors.Is(err, context.Canceled) || res.Done != 2 {
+	if !errors.Is(err, context.Canceled) || res.Done != 2 || res.Matched != 2 {
 		t.Fatalf("cancelled bulk: %+v, %v; want 2 done and context.Canceled", res, err)
 	}
 	for i, id := range ids {
@@ -117,9 +117,9 @@ func TestJobsBulkStopsWithContext(t *testing.T) {
 }
 
 // TestJobsBulkActsOnPagesABatchAtATime: a bulk action selects its jobs a
-// page at a time and acts on each page a batch at a time, the last batch of
-// a page short: every job is acted on once, and progress is heard after
-// each batch.
+// page of whole batches at a time and acts on them a batch at a time, the
+// last batch short: every job is acted on once, and progress is heard
+// after each batch.
 func TestJobsBulkActsOnPagesABatchAtATime(t *testing.T) {
 	t.Parallel()
 	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
@@ -128,7 +128,7 @@ func TestJobsBulkActsOnPagesABatchAtATime(t *testing.T) {
 			t.Fatal(err)
 		}
 		ctx := t.Context()
-		jobs := make([]skiplock.InsertManyParams, 2100)
+		jobs := make([]skiplock.InsertManyParams, 2500)
 		for i := range jobs {
 			jobs[i] = skiplock.InsertManyParams{Args: skiplock.RawArgs{KindName: "a"}, Opts: &skiplock.InsertOpts{Queue: "held"}}
 		}
@@ -139,15 +139,72 @@ func TestJobsBulkActsOnPagesABatchAtATime(t *testing.T) {
 		var heard []int
 		got, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkPause, BatchSize: 300, Filter: held,
 			Progress: func(n int) { heard = append(heard, n) }})
-		if err != nil || got != (skiplock.BulkResult{Matched: 2100, Done: 2100}) {
-			t.Fatalf("pause: %+v, %v; want 2100 matched and done", got, err)
+		if err != nil || got != (skiplock.BulkResult{Matched: 2500, Done: 2500}) {
+			t.Fatalf("pause: %+v, %v; want 2500 matched and done", got, err)
 		}
-		if want := []int{300, 600, 900, 1000, 1300, 1600, 1900, 2000, 2100}; !slices.Equal(heard, want) {
+		if want := []int{300, 600, 900, 1200, 1500, 1800, 2100, 2400, 2500}; !slices.Equal(heard, want) {
 			t.Fatalf("progress %v, want %v", heard, want)
 		}
 		paused, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkResume, Filter: held, DryRun: true})
-		if err != nil || paused.Matched != 2100 {
-			t.Fatalf("paused jobs counted: %+v, %v; want 2100", paused, err)
+		if err != nil || paused.Matched != 2500 {
+			t.Fatalf("paused jobs counted: %+v, %v; want 2500", paused, err)
+		}
+	})
+}
+
+// TestJobsBulkNarrowedByStateActsOnWhatMatchesNow: a bulk action whose
+// filter names fewer states than the action acts on picks each batch right
+// before acting on it, as a single action reads its job: a job resumed
+// meanwhile is not cancelled as paused, and one paused meanwhile is.
+func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
+	t.Parallel()
+	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
+		client, err := skiplock.NewClient(open(t), &skiplock.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := t.Context()
+		var ids []int64
+		for range 6 {
+			r, err := client.Insert(ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "held"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, r.Job.ID)
+		}
+		for _, id := range ids[:4] {
+			if _, err := client.JobPause(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first := true
+		_, err = client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkCancel, BatchSize: 2,
+			Filter: skiplock.BulkFilter{Queues: []string{"held"}, States: []skiplock.JobState{skiplock.StatePaused}},
+			Progress: func(int) {
+				if !first {
+					return
+				}
+				first = false
+				if _, err := client.JobResume(ctx, ids[3]); err != nil {
+					t.Error(err)
+				}
+				if _, err := client.JobPause(ctx, ids[4]); err != nil {
+					t.Error(err)
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []skiplock.JobState{skiplock.StateCancelled, skiplock.StateCancelled, skiplock.StateCancelled,
+			skiplock.StatePending, skiplock.StateCancelled, skiplock.StatePending}
+		for i, id := range ids {
+			j, err := client.JobGet(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if j.State != want[i] {
+				t.Errorf("job %d: %s, want %s", i, j.State, want[i])
+			}
 		}
 	})
 }

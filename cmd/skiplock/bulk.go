@@ -113,7 +113,7 @@ func runBulk(cmd *cobra.Command, g *globals, action skiplock.BulkAction, bf *bul
 	res, err := c.JobsBulk(cmd.Context(), p)
 	bar.finish()
 	if err != nil && res.Done > 0 {
-		return fmt.Errorf("%s: %w (%s jobs %s before it)", action, err, thousands(int64(res.Done)), bulkPast[action])
+		return fmt.Errorf("%s: %w (%s jobs %s before it)", action, err, thousands(int64(res.Done)), verb)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", action, err)
