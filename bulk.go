@@ -126,7 +126,7 @@ const bulkPage = 1000
 // read a job right before they act.
 func pageFor(p BulkParams, batch int) int {
 	f := p.Filter
-	narrowed := slices.ContainsFunc(bulkStates[p.Action], func(s JobState) bool { return len(f.States) > 0 && !slices.Contains(f.States, s) })
+	narrowed := len(f.States) > 0 && slices.ContainsFunc(bulkStates[p.Action], func(s JobState) bool { return !slices.Contains(f.States, s) })
 	if narrowed || (f.OlderThan > 0 && !bulkLive[p.Action]) {
 		return batch
 	}
