@@ -110,7 +110,7 @@ func (d *Driver) Begin(ctx context.Context) (driver.ExecutorTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &executorTx{executor: executor{q: tx, n: d.notifier, citus: d.citus, flow: d.flow}, tx: tx}, nil
+	return &executorTx{executor: d.callers(tx), tx: tx}, nil
 }
 
 func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
@@ -118,7 +118,7 @@ func (d *Driver) UnwrapTx(tx any) (driver.Executor, error) {
 	if !ok {
 		return nil, fmt.Errorf("pgdriver: transaction must be a pgx.Tx, got %T", tx)
 	}
-	return executor{q: t, n: d.notifier, citus: d.citus, flow: d.flow}, nil
+	return d.callers(t), nil
 }
 
 func (d *Driver) Migrator() driver.Migrator { return &migrator{pool: d.pool} }
@@ -140,6 +140,19 @@ type executor struct {
 	flow *flowTriggers
 }
 
+// on answers e running its statements on q, with all it knows.
+func (e executor) on(q querier) executor {
+	e.q = q
+	return e
+}
+
+// callers answers e in a caller's transaction (Begin, UnwrapTx): as on, but
+// new plain jobs go to the hot table (sp).
+func (e executor) callers(tx pgx.Tx) executor {
+	e.q, e.sp = tx, nil
+	return e
+}
+
 type executorTx struct {
 	executor
 	tx pgx.Tx
@@ -150,7 +163,7 @@ func (t *executorTx) Rollback(ctx context.Context) error { return t.tx.Rollback(
 
 // inTx runs fn in a transaction: a new one, or a savepoint in the caller's.
 func (e executor) inTx(ctx context.Context, fn func(e executor) error) error {
-	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(executor{q: tx, n: e.n, sp: e.sp, citus: e.citus, flow: e.flow}) })
+	return pgx.BeginFunc(ctx, e.q, func(tx pgx.Tx) error { return fn(e.on(tx)) })
 }
 
 // hasCode says whether err is PostgreSQL's error of one of codes (SQLSTATE).

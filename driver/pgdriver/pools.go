@@ -179,8 +179,8 @@ type roles struct {
 
 // routeRoles sends claims and completions to their pools.
 func (d *Driver) routeRoles(p rolePools) {
-	d.roles.claims = executor{q: p.claims, n: d.notifier, sp: d.sp, citus: d.citus, flow: d.flow}
-	d.roles.completions = executor{q: p.completions, n: d.notifier, sp: d.sp, citus: d.citus, flow: d.flow}
+	d.roles.claims = d.executor.on(p.claims)
+	d.roles.completions = d.executor.on(p.completions)
 	if p.claims != p.maintenance {
 		d.roles.close = func() {
 			p.claims.Close()
