@@ -123,11 +123,7 @@ func TestJobsBulkStopsWithContext(t *testing.T) {
 func TestJobsBulkActsOnPagesABatchAtATime(t *testing.T) {
 	t.Parallel()
 	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
-		client, err := skiplock.NewClient(open(t), &skiplock.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := t.Context()
+		client, ctx := bulkClient(t, open), t.Context()
 		jobs := make([]skiplock.InsertManyParams, 2500)
 		for i := range jobs {
 			jobs[i] = skiplock.InsertManyParams{Args: skiplock.RawArgs{KindName: "a"}, Opts: &skiplock.InsertOpts{Queue: "held"}}
@@ -159,11 +155,7 @@ func TestJobsBulkActsOnPagesABatchAtATime(t *testing.T) {
 func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
 	t.Parallel()
 	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
-		client, err := skiplock.NewClient(open(t), &skiplock.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := t.Context()
+		client, ctx := bulkClient(t, open), t.Context()
 		var ids []int64
 		for range 6 {
 			r, err := client.Insert(ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "held"})
@@ -178,7 +170,7 @@ func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
 			}
 		}
 		first := true
-		_, err = client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkCancel, BatchSize: 2,
+		_, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkCancel, BatchSize: 2,
 			Filter: skiplock.BulkFilter{Queues: []string{"held"}, States: []skiplock.JobState{skiplock.StatePaused}},
 			Progress: func(int) {
 				if !first {
@@ -207,4 +199,14 @@ func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
 			}
 		}
 	})
+}
+
+// bulkClient is a client on open's driver that works no queue.
+func bulkClient(t *testing.T, open func(t *testing.T) driver.Driver) *skiplock.Client {
+	t.Helper()
+	client, err := skiplock.NewClient(open(t), &skiplock.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return client
 }

@@ -25,17 +25,11 @@ func TestFlowTriggersMadeByTheFirstFlowClaim(t *testing.T) {
 	ctx := t.Context()
 	spilled := spill(t, d, true, longLockWait).Opened
 	pgdriver.TrustSpillTarget(d, spilled)
-	if n := flowTriggerCount(t, d); n != 0 {
-		t.Fatalf("%d flow triggers on a new schema, want none", n)
-	}
+	wantFlowTriggers(t, d, 0, "on a new schema, want none")
 	insertKeyed(t, d, 2)
-	if n := flowTriggerCount(t, d); n != 0 {
-		t.Fatalf("%d flow triggers after an insert, want none before a flow claim", n)
-	}
+	wantFlowTriggers(t, d, 0, "after an insert, want none before a flow claim")
 	got := flowClaim(t, d, 1) // the key's one slot
-	if n := flowTriggerCount(t, d); n != 4 {
-		t.Fatalf("%d flow triggers after a flow claim, want 2 on the hot table and 2 on %s", n, spilled)
-	}
+	wantFlowTriggers(t, d, 4, "after a flow claim, want 2 on the hot table and 2 on %s", spilled)
 	if _, err := d.JobCompleteMany(ctx, []driver.CompleteParams{{HeldJob: driver.HeldJob{ID: got[0].ID,
 		Attempt: got[0].Attempt, WorkerID: got[0].WorkerID}}}); err != nil {
 		t.Fatal(err)
@@ -60,9 +54,7 @@ func TestFlowTriggersOutliveACallersRollback(t *testing.T) {
 	if err := tx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := flowTriggerCount(t, d); n != 2 {
-		t.Fatalf("%d flow triggers after the caller's rollback, want 2", n)
-	}
+	wantFlowTriggers(t, d, 2, "after the caller's rollback, want 2")
 }
 
 // A role that may write the jobs but does not own their table (as an
@@ -99,9 +91,7 @@ func TestFlowTriggersMadeByARoleThatDoesNotOwnTheTable(t *testing.T) {
 	defer app.Close()
 	insertKeyed(t, app, 1)
 	flowClaim(t, app, 1)
-	if n := flowTriggerCount(t, d); n != 2 {
-		t.Fatalf("%d flow triggers, want 2", n)
-	}
+	wantFlowTriggers(t, d, 2, "want 2")
 }
 
 // While a transaction that has written to the jobs' table holds it, making
@@ -132,9 +122,7 @@ func TestFlowTriggersNotMadeBehindAWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.Until(t, 10*time.Second, "a flow claim once the writer has ended", func() bool { return claim() == nil })
-	if n := flowTriggerCount(t, d); n != 2 {
-		t.Fatalf("%d flow triggers, want 2", n)
-	}
+	wantFlowTriggers(t, d, 2, "want 2")
 }
 
 // A slot taken with no trigger to free it (by a process from before
@@ -186,9 +174,7 @@ func TestSpillTableOpensAfterTheFlowTriggersAreMade(t *testing.T) {
 	if s := <-opened; s.Opened == "" {
 		t.Fatalf("spill: %+v, want a table opened", s)
 	}
-	if n := flowTriggerCount(t, d); n != 4 {
-		t.Fatalf("%d flow triggers, want 2 on the hot table and 2 on the spill table", n)
-	}
+	wantFlowTriggers(t, d, 4, "want 2 on the hot table and 2 on the spill table")
 }
 
 // Migration 036 keeps the flow triggers of a schema whose flow keys have
@@ -200,21 +186,18 @@ func TestFlowTriggersMigration(t *testing.T) {
 	if done, err := d.Migrator().Down(ctx, 1); err != nil || done[0].Name != "flow_triggers_on_use" {
 		t.Fatalf("down: %+v, %v", done, err)
 	}
-	if n := flowTriggerCount(t, d); n != 2 {
-		t.Fatalf("%d flow triggers before migration 036, want 2", n)
-	}
+	wantFlowTriggers(t, d, 2, "before migration 036, want 2")
 	insertKeyed(t, d, 1)
 	if _, err := d.Migrator().Up(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	if n := flowTriggerCount(t, d); n != 2 {
-		t.Fatalf("%d flow triggers after migration 036 with a key's slots, want 2 kept", n)
-	}
+	wantFlowTriggers(t, d, 2, "after migration 036 with a key's slots, want 2 kept")
 }
 
-// flowTriggerCount counts the flow triggers on the hot table and its spill
-// tables.
-func flowTriggerCount(t *testing.T, d *pgdriver.Driver) int {
+// wantFlowTriggers fails the test unless the hot table and its spill tables
+// have want flow triggers; what the message says after the count, formatted
+// with args.
+func wantFlowTriggers(t *testing.T, d *pgdriver.Driver, want int, what string, args ...any) {
 	t.Helper()
 	var n int
 	if err := d.Pool().QueryRow(t.Context(), `SELECT count(*) FROM pg_trigger
@@ -223,7 +206,9 @@ func flowTriggerCount(t *testing.T, d *pgdriver.Driver) int {
 		       OR tgrelid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'skiplock_jobs'::regclass))`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	if n != want {
+		t.Fatalf("%d flow triggers "+what, append([]any{n}, args...)...)
+	}
 }
 
 // insertKeyed inserts n jobs of one concurrency key allowed one running job.
