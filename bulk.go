@@ -114,24 +114,10 @@ type BulkResult struct {
 // a time, the selection cost SQLite two parses of the filter statement per
 // batch (planned again for each binding of its parameters, which meet
 // indexed columns): with batches of 50 that was a third of a bulk action's
-// CPU. A filter that a job can stop matching meanwhile, though, selects a
-// batch at a time (pageFor).
+// CPU. A job that leaves the filter before its batch (a paused job resumed,
+// a finished job retried and finished again) is left alone: each batch's
+// statement checks the filter's states and finish time again (driver.Chunk).
 const bulkPage = 1000
-
-// pageFor answers how many ids JobsBulk selects at a time for p. The
-// actions recheck the states they act on, not a filter's narrower states
-// nor a finished job's age, and a job can leave those (a paused job
-// resumed, a deleted job's id retried and finished again): such a filter
-// selects each batch right before it is acted on, as the single actions
-// read a job right before they act.
-func pageFor(p BulkParams, batch int) int {
-	f := p.Filter
-	narrowed := len(f.States) > 0 && slices.ContainsFunc(bulkStates[p.Action], func(s JobState) bool { return !slices.Contains(f.States, s) })
-	if narrowed || (f.OlderThan > 0 && !bulkLive[p.Action]) {
-		return batch
-	}
-	return batch * ((bulkPage + batch - 1) / batch)
-}
 
 // JobsBulk retries, cancels, deletes, pauses or resumes every job a filter
 // picks, a batch at a time; see BulkAction for the states each acts on.
@@ -147,7 +133,7 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 			batch = DefaultBulkBatchSizePostgres
 		}
 	}
-	sel.Limit = pageFor(p, batch)
+	sel.Limit = batch * ((bulkPage + batch - 1) / batch)
 	var res BulkResult
 	for {
 		ids, err := c.bulkNextPage(ctx, sel, p, batch, &res)
@@ -181,7 +167,7 @@ func (c *Client) bulkNextPage(ctx context.Context, sel driver.SelectParams, p Bu
 		if p.DryRun {
 			res.Done += len(chunk)
 		} else {
-			n, err := c.bulkAct(ctx, p.Action, chunk)
+			n, err := c.bulkAct(ctx, p.Action, bulkChunk(p, sel, chunk))
 			res.Done += n
 			if err != nil {
 				return nil, fmt.Errorf("%s jobs: %w", p.Action, err)
@@ -280,12 +266,25 @@ func stateList(states []JobState) string {
 	return strings.Join(names, ", ")
 }
 
+// bulkChunk answers a batch of ids with what p's filter asks of a job
+// that can change before the batch is acted on: its states, and for the
+// archive's actions its finish time (sel.Before). Kinds, queues, tenant,
+// creation time, payload and metadata a job keeps, and its errors only
+// grow.
+func bulkChunk(p BulkParams, sel driver.SelectParams, ids []int64) driver.Chunk {
+	c := driver.Chunk{IDs: ids, States: p.Filter.States}
+	if !bulkLive[p.Action] {
+		c.FinishedBefore = sel.Before
+	}
+	return c
+}
+
 // bulkAct acts on one batch, set-based: one transaction of the driver's
 // applies the single action's statements to the whole batch, then running
 // jobs hear of it, queues wake and events go out as the single action sends
 // them. It answers how many jobs it changed.
-func (c *Client) bulkAct(ctx context.Context, action BulkAction, ids []int64) (int, error) {
-	if len(ids) == 0 {
+func (c *Client) bulkAct(ctx context.Context, action BulkAction, ids driver.Chunk) (int, error) {
+	if len(ids.IDs) == 0 {
 		return 0, nil
 	}
 	var jobs []*JobRow
@@ -337,7 +336,7 @@ func (c *Client) bulkDone(ctx context.Context, action BulkAction, jobs []*JobRow
 // retryMany is the driver's JobRetryMany; under flow rules the jobs, back
 // from the archive (which keeps no keys), get their keys again in the same
 // transaction, as jobRetry gives them.
-func (c *Client) retryMany(ctx context.Context, ids []int64) ([]*JobRow, error) {
+func (c *Client) retryMany(ctx context.Context, ids driver.Chunk) ([]*JobRow, error) {
 	if len(c.config.Flow) == 0 && !c.contractSet().HasFlow() {
 		return c.driver.JobRetryMany(ctx, ids)
 	}

@@ -187,8 +187,11 @@ func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Job 3, resumed before its batch, left the filter and stays
+		// pending; job 4, paused after the page was picked, came to match
+		// too late and is passed over.
 		want := []skiplock.JobState{skiplock.StateCancelled, skiplock.StateCancelled, skiplock.StateCancelled,
-			skiplock.StatePending, skiplock.StateCancelled, skiplock.StatePending}
+			skiplock.StatePending, skiplock.StatePaused, skiplock.StatePending}
 		for i, id := range ids {
 			j, err := client.JobGet(ctx, id)
 			if err != nil {
@@ -196,6 +199,55 @@ func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
 			}
 			if j.State != want[i] {
 				t.Errorf("job %d: %s, want %s", i, j.State, want[i])
+			}
+		}
+	})
+}
+
+// TestJobsBulkDeleteOlderThanLeavesAJobFinishedAgain: a job picked for a
+// delete of what finished over a given age ago, retried and finished again
+// before its batch, is too young by then and stays.
+func TestJobsBulkDeleteOlderThanLeavesAJobFinishedAgain(t *testing.T) {
+	t.Parallel()
+	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
+		client, ctx := bulkClient(t, open), t.Context()
+		var ids []int64
+		for range 4 {
+			r, err := client.Insert(ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "old"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := client.JobCancel(ctx, r.Job.ID); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, r.Job.ID)
+		}
+		time.Sleep(5 * time.Millisecond) // every job finished over 1 ms ago
+		first := true
+		res, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkDelete, BatchSize: 2,
+			Filter: skiplock.BulkFilter{Queues: []string{"old"}, OlderThan: time.Millisecond},
+			Progress: func(int) {
+				if !first {
+					return
+				}
+				first = false
+				if _, err := client.JobRetry(ctx, ids[3]); err != nil {
+					t.Error(err)
+				}
+				if _, err := client.JobCancel(ctx, ids[3]); err != nil {
+					t.Error(err)
+				}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Matched != 4 || res.Done != 3 {
+			t.Errorf("matched %d, deleted %d; want 4 and 3", res.Matched, res.Done)
+		}
+		for i, id := range ids {
+			_, err := client.JobGet(ctx, id)
+			if gone := errors.Is(err, skiplock.ErrNotFound); gone != (i < 3) {
+				t.Errorf("job %d: JobGet answers %v", i, err)
 			}
 		}
 	})

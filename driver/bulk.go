@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
@@ -31,6 +30,37 @@ type SelectParams struct {
 	Limit   int
 }
 
+// Chunk is one batch of a bulk action: the jobs' ids (up to 10,000), and
+// what the filter that picked them asks of a job that can change before
+// its batch is acted on. The action's statement checks it again as it
+// acts, so a job that left the filter meanwhile is left alone, as one in
+// a state the action does not act on is. The filter's other fields (kind,
+// queue, tenant, creation time, payload, metadata, errors) a picked job
+// keeps.
+type Chunk struct {
+	IDs []int64
+	// States, when set, narrows the states the action acts on to these.
+	States []JobState
+	// FinishedBefore, when set, acts only on archived jobs finished before
+	// it (retry, delete): a job retried and finished again since is newer.
+	FinishedBefore time.Time
+}
+
+// StateNames answers the chunk's states as text.
+func (c Chunk) StateNames() []string {
+	out := make([]string, len(c.States))
+	for i, s := range c.States {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// Only answers the chunk of ids with the same conditions.
+func (c Chunk) Only(ids ...int64) Chunk {
+	c.IDs = ids
+	return c
+}
+
 // BulkStore holds the statements of bulk actions on many jobs.
 type BulkStore interface {
 	// JobSelect answers the ids of the jobs p picks, ascending.
@@ -38,30 +68,29 @@ type BulkStore interface {
 	JobSelect(ctx context.Context, p SelectParams) ([]int64, error)
 	// JobDeleteArchived removes finished jobs from the archive and answers
 	// the ids it removed; a live or unknown id is left alone.
-	JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error)
+	JobDeleteArchived(ctx context.Context, c Chunk) ([]int64, error)
 
 	// The set-based forms of AdminStore's and StopStore's single actions:
-	// each acts on the jobs among ids (a chunk of a bulk action, up to
-	// 10,000) in one transaction, with the single action's statements and
-	// rules, and answers the jobs it changed as they are now. An id the
-	// action does not apply to (unknown, or in another state) is left
-	// alone. Running jobs are only marked: the caller tells their
+	// each acts on the jobs of a chunk in one transaction, with the single
+	// action's statements and rules, and answers the jobs it changed as
+	// they are now. An id the action does not apply to (unknown, in another
+	// state, or no longer as the chunk asks) is left alone. Running jobs are only marked: the caller tells their
 	// processes (Notifier.NotifyCancel).
 
 	// JobCancelMany cancels the jobs as JobCancel: the ones not running at
 	// once (answered cancelled; their dependents settled), the running
 	// ones asked to cancel (answered running).
-	JobCancelMany(ctx context.Context, ids []int64) ([]*Job, error)
+	JobCancelMany(ctx context.Context, c Chunk) ([]*Job, error)
 	// JobPauseMany pauses the pending, scheduled and waiting jobs as
 	// JobPause (answered paused), and asks the running ones not asked to
 	// cancel to pause, as JobRequestPause (answered running).
-	JobPauseMany(ctx context.Context, ids []int64) ([]*Job, error)
+	JobPauseMany(ctx context.Context, c Chunk) ([]*Job, error)
 	// JobResumeMany releases the paused jobs as JobResume.
-	JobResumeMany(ctx context.Context, ids []int64) ([]*Job, error)
+	JobResumeMany(ctx context.Context, c Chunk) ([]*Job, error)
 	// JobRetryMany returns the failed and cancelled jobs to pending (waiting
 	// while a parent has not finished) as JobRetry; a job whose idempotency
 	// key a live job holds stays in the archive.
-	JobRetryMany(ctx context.Context, ids []int64) ([]*Job, error)
+	JobRetryMany(ctx context.Context, c Chunk) ([]*Job, error)
 }
 
 // JobIDs answers the jobs' ids, in their order.
@@ -73,18 +102,18 @@ func JobIDs(jobs []*Job) []int64 {
 	return ids
 }
 
-// RetryEach retries the jobs one at a time (retry is the driver's
-// JobRetry, each in a transaction of its own), passing over those it finds
-// in another state or gone: how JobRetryMany takes a chunk whose statement
-// met an idempotency key held twice.
-func RetryEach(ids []int64, retry func(id int64) (*Job, error)) ([]*Job, error) {
+// RetryEach retries the chunk's jobs one at a time (retry is the driver's
+// JobRetryMany statement on a chunk of one, in a transaction of its own),
+// passing over one whose idempotency key another job took meanwhile: how
+// JobRetryMany takes a chunk whose statement met a key held twice.
+func RetryEach(c Chunk, retry func(one Chunk) ([]*Job, error), keyHeld func(error) bool) ([]*Job, error) {
 	var out []*Job
-	for _, id := range ids {
-		j, err := retry(id)
+	for _, id := range c.IDs {
+		jobs, err := retry(c.Only(id))
 		switch {
 		case err == nil:
-			out = append(out, j)
-		case errors.Is(err, ErrWrongState) || errors.Is(err, ErrNotFound):
+			out = append(out, jobs...)
+		case keyHeld(err):
 		default:
 			return out, err
 		}

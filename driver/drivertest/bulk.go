@@ -58,7 +58,7 @@ var _ = add("BulkSelectAndDelete", func(e *env) {
 	want(driver.SelectParams{Archived: true, Before: time.Now().Add(-time.Hour)})
 	want(driver.SelectParams{Kinds: []string{"a"}}, a2.ID)
 
-	gone, err := e.bulk().JobDeleteArchived(e.ctx, []int64{a1.ID, b1.ID, c.ID, 1 << 40})
+	gone, err := e.bulk().JobDeleteArchived(e.ctx, driver.Chunk{IDs: []int64{a1.ID, b1.ID, c.ID, 1 << 40}})
 	if err != nil || !slices.Equal(gone, []int64{a1.ID, c.ID}) {
 		e.t.Fatalf("JobDeleteArchived: %v, %v; want [%d %d]", gone, err, a1.ID, c.ID)
 	}

@@ -106,11 +106,16 @@ func (e *env) singleAction(action string, id int64) error {
 
 func (e *env) manyAction(action string, ids []int64) []*driver.Job {
 	e.t.Helper()
+	return e.chunkAction(action, driver.Chunk{IDs: ids})
+}
+
+func (e *env) chunkAction(action string, c driver.Chunk) []*driver.Job {
+	e.t.Helper()
 	act := map[string]func(driver.BulkStore) ([]*driver.Job, error){
-		"cancel": func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobCancelMany(e.ctx, ids) },
-		"pause":  func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobPauseMany(e.ctx, ids) },
-		"resume": func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobResumeMany(e.ctx, ids) },
-		"retry":  func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobRetryMany(e.ctx, ids) },
+		"cancel": func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobCancelMany(e.ctx, c) },
+		"pause":  func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobPauseMany(e.ctx, c) },
+		"resume": func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobResumeMany(e.ctx, c) },
+		"retry":  func(s driver.BulkStore) ([]*driver.Job, error) { return s.JobRetryMany(e.ctx, c) },
 	}[action]
 	jobs, err := act(e.bulk())
 	if err != nil {
@@ -242,4 +247,72 @@ var _ = add("BulkManyRetrySharedKey", func(e *env) {
 	}
 	e.wantState(ids[0], driver.StatePending)
 	e.wantState(ids[1], driver.StateFailed)
+})
+
+// BulkManyChunkConditions: a chunk's states and finish time are checked
+// as the statement acts, so a job that left the filter that picked it is
+// left alone, on every action.
+var _ = add("BulkManyChunkConditions", func(e *env) {
+	states := func(s ...driver.JobState) []driver.JobState { return s }
+	done := func(jobs []*driver.Job) []int64 {
+		ids := driver.JobIDs(jobs)
+		slices.Sort(ids)
+		return ids
+	}
+	pausedP := job("cond")
+	pausedP.Paused = true
+	pending, paused := e.insert(job("cond")), e.insert(pausedP)
+	running := e.claimID(e.insert(job("cond-run")), "w1", lease)
+	live := []int64{pending.ID, paused.ID, running.ID}
+
+	// Cancel and pause, narrowed to one state: the others stay as they are.
+	if got := done(e.chunkAction("cancel", driver.Chunk{IDs: live, States: states(driver.StatePaused)})); !slices.Equal(got, []int64{paused.ID}) {
+		e.t.Fatalf("cancel paused only: acted on %v, want [%d]", got, paused.ID)
+	}
+	e.wantState(pending.ID, driver.StatePending)
+	if j := e.wantState(running.ID, driver.StateRunning); j.CancelRequested {
+		e.t.Fatal("cancel paused only: the running job was asked to cancel")
+	}
+	if got := done(e.chunkAction("pause", driver.Chunk{IDs: live, States: states(driver.StateRunning)})); !slices.Equal(got, []int64{running.ID}) {
+		e.t.Fatalf("pause running only: acted on %v, want [%d]", got, running.ID)
+	}
+	e.wantState(pending.ID, driver.StatePending)
+	if got := e.chunkAction("resume", driver.Chunk{IDs: live, States: states(driver.StatePending)}); len(got) != 0 {
+		e.t.Fatalf("resume narrowed to pending: acted on %v", driver.JobIDs(got))
+	}
+
+	// The archive: failed and cancelled, narrowed by state and by finish.
+	failed := e.failFinal(e.claimID(e.insert(job("cond-fail")), "w1", lease), "boom")
+	cancelled, err := e.admin().JobCancel(e.ctx, e.insert(job("cond")).ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	failed, cancelled = e.get(failed.ID), e.get(cancelled.ID)
+	if !failed.FinishedAt.Before(*cancelled.FinishedAt) {
+		e.t.Fatalf("finished at %v and then %v", failed.FinishedAt, cancelled.FinishedAt)
+	}
+	archived := []int64{failed.ID, cancelled.ID}
+	if got := done(e.chunkAction("retry", driver.Chunk{IDs: archived, States: states(driver.StateCancelled)})); !slices.Equal(got, []int64{cancelled.ID}) {
+		e.t.Fatalf("retry cancelled only: acted on %v, want [%d]", got, cancelled.ID)
+	}
+	e.wantState(failed.ID, driver.StateFailed)
+	if got := e.chunkAction("retry", driver.Chunk{IDs: archived, FinishedBefore: *failed.FinishedAt}); len(got) != 0 {
+		e.t.Fatalf("retry of jobs finished before the first finish: acted on %v", driver.JobIDs(got))
+	}
+	// Finished again after the first finish: a delete of what finished
+	// before the second finish takes the first job only.
+	again, err := e.admin().JobCancel(e.ctx, cancelled.ID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	before := *e.get(again.ID).FinishedAt
+	gone, err := e.bulk().JobDeleteArchived(e.ctx, driver.Chunk{IDs: archived, FinishedBefore: before})
+	if err != nil || !slices.Equal(gone, []int64{failed.ID}) {
+		e.t.Fatalf("delete finished before %v: %v, %v; want [%d]", before, gone, err, failed.ID)
+	}
+	gone, err = e.bulk().JobDeleteArchived(e.ctx, driver.Chunk{IDs: archived, States: states(driver.StateCompleted)})
+	if err != nil || len(gone) != 0 {
+		e.t.Fatalf("delete narrowed to completed: %v, %v; want none", gone, err)
+	}
+	e.wantState(again.ID, driver.StateCancelled)
 })

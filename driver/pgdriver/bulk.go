@@ -3,6 +3,7 @@ package pgdriver
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,8 +35,8 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 }
 
 // JobDeleteArchived removes finished jobs; see driver.BulkStore.
-func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
-	rows, err := e.q.Query(ctx, jobDeleteArchived.SQL, jobDeleteArchived.Args(idsArg{ids})...)
+func (e executor) JobDeleteArchived(ctx context.Context, c driver.Chunk) ([]int64, error) {
+	rows, err := e.q.Query(ctx, jobDeleteArchived.SQL, jobDeleteArchived.Args(chunkArgsOf(c))...)
 	if err != nil {
 		return nil, err
 	}
@@ -45,10 +46,10 @@ func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, 
 }
 
 // JobCancelMany cancels a chunk of live jobs; see driver.BulkStore.
-func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+func (e executor) JobCancelMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
 	var out []*driver.Job
 	err := e.bulkTx(ctx, func(tx executor) (err error) {
-		out, err = scanJobs(tx.q.Query(ctx, jobCancelMany.SQL, jobCancelMany.Args(idsArg{ids})...))
+		out, err = scanJobs(tx.q.Query(ctx, jobCancelMany.SQL, jobCancelMany.Args(chunkArgsOf(c))...))
 		if err != nil {
 			return err
 		}
@@ -64,25 +65,25 @@ func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job
 }
 
 // JobPauseMany pauses a chunk of live jobs; see driver.BulkStore.
-func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	return e.bulkMany(ctx, jobPauseMany, ids)
+func (e executor) JobPauseMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	return e.bulkMany(ctx, jobPauseMany, c)
 }
 
 // JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
-func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+func (e executor) JobResumeMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
 	if on, err := e.onCitus(ctx); err != nil {
 		return nil, err
 	} else if on {
-		return e.citusBulk(ctx, citusJobQueues, citusJobResumeMany, ids)
+		return e.citusBulk(ctx, citusJobQueues, citusJobResumeMany, c)
 	}
-	return e.bulkMany(ctx, jobResumeMany, ids)
+	return e.bulkMany(ctx, jobResumeMany, c)
 }
 
-// bulkMany runs one set-based statement on a chunk of ids.
-func (e executor) bulkMany(ctx context.Context, stmt sqlset.Stmt[idsArg], ids []int64) ([]*driver.Job, error) {
+// bulkMany runs one set-based statement on a chunk.
+func (e executor) bulkMany(ctx context.Context, stmt sqlset.Stmt[chunkArgs], c driver.Chunk) ([]*driver.Job, error) {
 	var out []*driver.Job
 	err := e.bulkTx(ctx, func(tx executor) (err error) {
-		out, err = scanJobs(tx.q.Query(ctx, stmt.SQL, stmt.Args(idsArg{ids})...))
+		out, err = scanJobs(tx.q.Query(ctx, stmt.SQL, stmt.Args(chunkArgsOf(c))...))
 		return err
 	})
 	return out, err
@@ -103,44 +104,48 @@ func (e executor) bulkTx(ctx context.Context, fn func(tx executor) error) error 
 // JobRetryMany returns a chunk of archived jobs to the queue; see
 // driver.BulkStore. A chunk whose statement meets a key held twice (two
 // of its jobs share one, or a job inserted meanwhile took it) is taken one
-// job at a time, as JobRetry takes it.
-func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	var out []*driver.Job
-	on, err := e.onCitus(ctx)
-	switch {
-	case err != nil:
-		return nil, err
-	case on:
-		out, err = e.citusBulk(ctx, citusArchivedQueues, citusJobUnarchiveMany, ids)
-	default:
-		err = e.bulkTx(ctx, func(tx executor) (err error) {
-			out, err = scanJobs(tx.q.Query(ctx, jobUnarchiveMany.SQL, jobUnarchiveMany.Args(idsArg{ids})...))
-			return err
-		})
-	}
+// job at a time.
+func (e executor) JobRetryMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	out, err := e.retryChunk(ctx, c)
 	if !isUniqueViolation(err) {
 		return out, err
 	}
-	return driver.RetryEach(ids, func(id int64) (j *driver.Job, err error) {
-		err = e.inTx(ctx, func(tx executor) (err error) {
-			j, err = tx.JobRetry(ctx, id)
-			return err
-		})
-		return j, err
-	})
+	return driver.RetryEach(c, func(one driver.Chunk) ([]*driver.Job, error) { return e.retryChunk(ctx, one) }, isUniqueViolation)
+}
+
+// retryChunk runs JobUnarchiveMany on a chunk, in a transaction.
+func (e executor) retryChunk(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	if on, err := e.onCitus(ctx); err != nil || on {
+		if err != nil {
+			return nil, err
+		}
+		return e.citusBulk(ctx, citusArchivedQueues, citusJobUnarchiveMany, c)
+	}
+	return e.bulkMany(ctx, jobUnarchiveMany, c)
 }
 
 var (
-	jobCancelMany    = bind[idsArg]("JobCancelMany")
-	jobPauseMany     = bind[idsArg]("JobPauseMany")
-	jobResumeMany    = bind[idsArg]("JobResumeMany")
-	jobUnarchiveMany = bind[idsArg]("JobUnarchiveMany")
+	jobCancelMany     = bind[chunkArgs]("JobCancelMany")
+	jobPauseMany      = bind[chunkArgs]("JobPauseMany")
+	jobResumeMany     = bind[chunkArgs]("JobResumeMany")
+	jobUnarchiveMany  = bind[chunkArgs]("JobUnarchiveMany")
+	jobDeleteArchived = bind[chunkArgs]("JobDeleteArchived")
 )
+
+// chunkArgs are a driver.Chunk's (the Chunk fragment of bulk.sql).
+type chunkArgs struct {
+	IDs            []int64    `sql:"ids"`
+	States         []string   `sql:"states"`
+	FinishedBefore *time.Time `sql:"finished_before"`
+}
+
+func chunkArgsOf(c driver.Chunk) chunkArgs {
+	return chunkArgs{IDs: nonNil(c.IDs), States: c.StateNames(), FinishedBefore: optTime(c.FinishedBefore)}
+}
 
 var (
 	jobSelectLive     = bind[selectArgs]("JobSelectLive")
 	jobSelectArchived = bind[selectArgs]("JobSelectArchived")
-	jobDeleteArchived = bind[idsArg]("JobDeleteArchived")
 )
 
 type selectArgs struct {

@@ -21,16 +21,17 @@ var (
 	citusJobUnarchiveMany = bind[queueIDsArgs]("CitusJobUnarchiveMany")
 )
 
-// queueIDsArgs name jobs of one queue.
+// queueIDsArgs are a chunk's jobs of one queue.
 type queueIDsArgs struct {
-	IDs   []int64 `sql:"ids"`
-	Queue string  `sql:"queue"`
+	chunkArgs
+	Queue string `sql:"queue"`
 }
 
-// citusQueues answers ids grouped by queue, as stmt (CitusJobQueues or
-// CitusArchivedQueues) finds them; an id found nowhere is left out.
-func (e executor) citusQueues(ctx context.Context, stmt sqlset.Stmt[idsArg], ids []int64) ([]queueIDsArgs, error) {
-	rows, err := e.q.Query(ctx, stmt.SQL, stmt.Args(idsArg{ids})...)
+// citusQueues answers a chunk's jobs grouped by queue, as stmt
+// (CitusJobQueues or CitusArchivedQueues) finds them; an id found nowhere
+// is left out.
+func (e executor) citusQueues(ctx context.Context, stmt sqlset.Stmt[idsArg], c driver.Chunk) ([]queueIDsArgs, error) {
+	rows, err := e.q.Query(ctx, stmt.SQL, stmt.Args(idsArg{c.IDs})...)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ func (e executor) citusQueues(ctx context.Context, stmt sqlset.Stmt[idsArg], ids
 		if !ok {
 			i = len(out)
 			at[queue] = i
-			out = append(out, queueIDsArgs{Queue: queue})
+			out = append(out, queueIDsArgs{chunkArgs: chunkArgsOf(c.Only()), Queue: queue})
 		}
 		out[i].IDs = append(out[i].IDs, id)
 		return nil
@@ -51,10 +52,10 @@ func (e executor) citusQueues(ctx context.Context, stmt sqlset.Stmt[idsArg], ids
 	return out, err
 }
 
-// citusEachQueue runs stmt on each queue's share of ids, as found by find,
-// and answers the jobs it changed.
-func (e executor) citusEachQueue(ctx context.Context, find sqlset.Stmt[idsArg], stmt sqlset.Stmt[queueIDsArgs], ids []int64) ([]*driver.Job, error) {
-	groups, err := e.citusQueues(ctx, find, ids)
+// citusEachQueue runs stmt on each queue's share of a chunk, as found by
+// find, and answers the jobs it changed.
+func (e executor) citusEachQueue(ctx context.Context, find sqlset.Stmt[idsArg], stmt sqlset.Stmt[queueIDsArgs], c driver.Chunk) ([]*driver.Job, error) {
+	groups, err := e.citusQueues(ctx, find, c)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +73,7 @@ func (e executor) citusEachQueue(ctx context.Context, find sqlset.Stmt[idsArg], 
 // citusResume resumes a paused job in its queue's shard; ErrNotFound when
 // none was.
 func (e executor) citusResume(ctx context.Context, id int64) (*driver.Job, error) {
-	jobs, err := e.citusEachQueue(ctx, citusJobQueues, citusJobResumeMany, []int64{id})
+	jobs, err := e.citusEachQueue(ctx, citusJobQueues, citusJobResumeMany, driver.Chunk{IDs: []int64{id}})
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func (e executor) citusResume(ctx context.Context, id int64) (*driver.Job, error
 // citusRetry puts an archived job back in its queue, in its queue's
 // shard; ErrNotFound when none was.
 func (e executor) citusRetry(ctx context.Context, id int64) (*driver.Job, error) {
-	groups, err := e.citusQueues(ctx, citusArchivedQueues, []int64{id})
+	groups, err := e.citusQueues(ctx, citusArchivedQueues, driver.Chunk{IDs: []int64{id}})
 	if err != nil {
 		return nil, err
 	}
@@ -96,11 +97,11 @@ func (e executor) citusRetry(ctx context.Context, id int64) (*driver.Job, error)
 }
 
 // citusBulk runs a bulk action on Citus as bulkMany runs it, each queue's
-// share of ids in its shard.
-func (e executor) citusBulk(ctx context.Context, find sqlset.Stmt[idsArg], stmt sqlset.Stmt[queueIDsArgs], ids []int64) ([]*driver.Job, error) {
+// share of the chunk in its shard.
+func (e executor) citusBulk(ctx context.Context, find sqlset.Stmt[idsArg], stmt sqlset.Stmt[queueIDsArgs], c driver.Chunk) ([]*driver.Job, error) {
 	var out []*driver.Job
 	err := e.bulkTx(ctx, func(tx executor) (err error) {
-		out, err = tx.citusEachQueue(ctx, find, stmt, ids)
+		out, err = tx.citusEachQueue(ctx, find, stmt, c)
 		return err
 	})
 	return out, err

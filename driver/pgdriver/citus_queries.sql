@@ -155,7 +155,7 @@ SELECT DISTINCT id, queue FROM skiplock_jobs_archive WHERE id = ANY(@ids::bigint
 -- can disagree.
 UPDATE skiplock_jobs j
 SET state = (SELECT CASE WHEN j.run_at > now() THEN 'scheduled' ELSE 'pending' END), updated_at = now()
-WHERE j.id = ANY(@ids::bigint[]) AND j.queue = @queue AND j.state = 'paused'
+WHERE j.id = ANY(@ids::bigint[]) AND j.queue = @queue AND j.state = 'paused' AND {{Chunk}}
 RETURNING {{cols}};
 
 -- name: CitusJobUnarchive
@@ -173,7 +173,7 @@ RETURNING {{cols}};
 -- name: CitusJobUnarchiveMany
 -- JobUnarchiveMany in one queue: a job whose key a live job holds stays.
 WITH d AS (
-    DELETE FROM skiplock_jobs_archive a WHERE a.id = ANY(@ids::bigint[]) AND a.queue = @queue AND a.state IN ('failed', 'cancelled')
+    DELETE FROM skiplock_jobs_archive a WHERE a.id = ANY(@ids::bigint[]) AND a.queue = @queue AND a.state IN ('failed', 'cancelled') AND {{Chunk}}
       AND (a.idempotency_key IS NULL OR NOT EXISTS (SELECT 1 FROM skiplock_jobs l
            WHERE l.idempotency_key = a.idempotency_key AND l.tenant = a.tenant AND l.queue = @queue))
     RETURNING *

@@ -533,11 +533,6 @@ WHERE {{JobFilter}}
   AND id > @after::bigint
 ORDER BY id LIMIT @limit;
 
--- name: JobDeleteArchived
-DELETE FROM skiplock_jobs_archive
-WHERE id = ANY(@ids::bigint[]) AND state IN ('completed', 'failed', 'cancelled')
-RETURNING id;
-
 -- name: JobMetricsLive
 SELECT queue, kind, state, count(*),
        count(*) FILTER (WHERE attempt > attempt_base AND state IN ('pending', 'scheduled')),

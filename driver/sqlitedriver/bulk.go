@@ -24,10 +24,10 @@ func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64
 }
 
 // JobDeleteArchived removes finished jobs; see driver.BulkStore.
-func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
+func (e executor) JobDeleteArchived(ctx context.Context, c driver.Chunk) ([]int64, error) {
 	var out []int64
 	err := e.bulkTx(ctx, func(tx executor) (err error) {
-		out, err = scanIDs(tx.wquery(ctx, "JobDeleteArchived", sql.Named("ids", jsonText(ids))))
+		out, err = scanIDs(tx.wquery(ctx, "JobDeleteArchived", chunkArgs(c)...))
 		return err
 	})
 	slices.Sort(out)
@@ -35,16 +35,16 @@ func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, 
 }
 
 // JobCancelMany cancels a chunk of live jobs; see driver.BulkStore.
-func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+func (e executor) JobCancelMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
 	var out []*driver.Job
 	err := e.bulkTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
-		list := sql.Named("ids", jsonText(ids))
-		running, err := scanJobs(tx.wquery(ctx, "JobRequestCancelMany", list, now))
+		args := append(chunkArgs(c), now)
+		running, err := scanJobs(tx.wquery(ctx, "JobRequestCancelMany", args...))
 		if err != nil {
 			return err
 		}
-		cancelled, err := scanJobs(tx.wquery(ctx, "JobArchiveLiveMany", list, now))
+		cancelled, err := scanJobs(tx.wquery(ctx, "JobArchiveLiveMany", args...))
 		if err != nil || len(cancelled) == 0 {
 			out = running
 			return err
@@ -60,16 +60,16 @@ func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job
 }
 
 // JobPauseMany pauses a chunk of live jobs; see driver.BulkStore.
-func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+func (e executor) JobPauseMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
 	var out []*driver.Job
 	err := e.bulkTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
-		list := sql.Named("ids", jsonText(ids))
-		paused, err := scanJobs(tx.wquery(ctx, "JobPauseMany", list, now))
+		args := append(chunkArgs(c), now)
+		paused, err := scanJobs(tx.wquery(ctx, "JobPauseMany", args...))
 		if err != nil {
 			return err
 		}
-		running, err := scanJobs(tx.wquery(ctx, "JobRequestPauseMany", list, now))
+		running, err := scanJobs(tx.wquery(ctx, "JobRequestPauseMany", args...))
 		out = append(paused, running...)
 		return err
 	})
@@ -77,11 +77,11 @@ func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job,
 }
 
 // JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
-func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+func (e executor) JobResumeMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
 	var out []*driver.Job
 	err := e.bulkTx(ctx, func(tx executor) (err error) {
 		_, now, _ := nowArgs()
-		out, err = scanJobs(tx.wquery(ctx, "JobResumeMany", sql.Named("ids", jsonText(ids)), now))
+		out, err = scanJobs(tx.wquery(ctx, "JobResumeMany", append(chunkArgs(c), now)...))
 		return err
 	})
 	return out, err
@@ -89,12 +89,22 @@ func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job
 
 // JobRetryMany returns a chunk of archived jobs to the queue; see
 // driver.BulkStore. A chunk whose statement meets a key held twice (two
-// of its jobs share one) is taken one job at a time, as JobRetry takes it.
-func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
+// of its jobs share one) is taken one job at a time.
+func (e executor) JobRetryMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	out, err := e.retryChunk(ctx, c)
+	if isUniqueViolation(err) {
+		return driver.RetryEach(c, func(one driver.Chunk) ([]*driver.Job, error) { return e.retryChunk(ctx, one) }, isUniqueViolation)
+	}
+	return out, err
+}
+
+// retryChunk runs JobUnarchiveMany on a chunk, in a transaction, and
+// wakes the queues of the jobs it returned.
+func (e executor) retryChunk(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
 	var out []*driver.Job
 	err := e.bulkTx(ctx, func(tx executor) error {
 		_, now, _ := nowArgs()
-		back, err := scanJobs(tx.wquery(ctx, "JobUnarchiveMany", sql.Named("ids", jsonText(ids)), now))
+		back, err := scanJobs(tx.wquery(ctx, "JobUnarchiveMany", append(chunkArgs(c), now)...))
 		if err != nil || len(back) == 0 {
 			return err
 		}
@@ -102,14 +112,17 @@ func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job,
 		_, err = tx.wexec(ctx, "ArchiveDeleteMany", sql.Named("ids", jsonText(driver.JobIDs(back))))
 		return err
 	})
-	if isUniqueViolation(err) {
-		return driver.RetryEach(ids, func(id int64) (*driver.Job, error) { return e.JobRetry(ctx, id) })
-	}
 	if err != nil {
 		return nil, err
 	}
 	e.notify(jobQueues(out))
 	return out, nil
+}
+
+// chunkArgs are a driver.Chunk's (the Chunk fragment of bulk.sql).
+func chunkArgs(c driver.Chunk) []any {
+	return []any{sql.Named("ids", jsonText(c.IDs)), sql.Named("states", jsonList(c.StateNames())),
+		sql.Named("finished_before", optMicros(c.FinishedBefore))}
 }
 
 // jobQueues answers the jobs' queues, each once.

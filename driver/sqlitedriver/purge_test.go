@@ -102,7 +102,7 @@ func TestBulkActionGivesWayToWaitingWrites(t *testing.T) {
 	}
 	returned := make(chan result, 1)
 	go func() {
-		jobs, err := d.JobResumeMany(ctx, []int64{res[0].Job.ID})
+		jobs, err := d.JobResumeMany(ctx, driver.Chunk{IDs: []int64{res[0].Job.ID}})
 		returned <- result{jobs, err}
 	}()
 	select {

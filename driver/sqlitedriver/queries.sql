@@ -437,11 +437,6 @@ WHERE {{JobFilter}}
   AND id > @after
 ORDER BY id LIMIT @limit;
 
--- name: JobDeleteArchived
-DELETE FROM skiplock_jobs_archive
-WHERE id IN (SELECT value FROM json_each(@ids)) AND state IN ('completed', 'failed', 'cancelled')
-RETURNING id;
-
 -- name: JobMetricsLive
 SELECT queue, kind, state, count(*),
        sum(attempt > attempt_base AND state IN ('pending', 'scheduled')),

@@ -27,7 +27,8 @@ var retentionSQL string
 var flowSQL string
 
 // bulkSQL holds the set-based forms of the single actions on jobs
-// (bulk.go); it starts with a "-- name:" line too.
+// (bulk.go); it starts with a "-- fragment:" line, which ends the statement
+// before it as a "-- name:" line does.
 //
 //go:embed bulk.sql
 var bulkSQL string

@@ -57,24 +57,24 @@ func (e executor) UniqueKeyPrune(ctx context.Context, before time.Time, limit in
 	return call1(e, e.write, func(st driver.ArchiveStore) (int, error) { return st.UniqueKeyPrune(ctx, before, limit) })
 }
 
-func (e executor) JobCancelMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobCancelMany(ctx, ids) })
+func (e executor) JobCancelMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobCancelMany(ctx, c) })
 }
 
-func (e executor) JobDeleteArchived(ctx context.Context, ids []int64) ([]int64, error) {
-	return call1(e, e.write, func(st driver.BulkStore) ([]int64, error) { return st.JobDeleteArchived(ctx, ids) })
+func (e executor) JobDeleteArchived(ctx context.Context, c driver.Chunk) ([]int64, error) {
+	return call1(e, e.write, func(st driver.BulkStore) ([]int64, error) { return st.JobDeleteArchived(ctx, c) })
 }
 
-func (e executor) JobPauseMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobPauseMany(ctx, ids) })
+func (e executor) JobPauseMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobPauseMany(ctx, c) })
 }
 
-func (e executor) JobResumeMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobResumeMany(ctx, ids) })
+func (e executor) JobResumeMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobResumeMany(ctx, c) })
 }
 
-func (e executor) JobRetryMany(ctx context.Context, ids []int64) ([]*driver.Job, error) {
-	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobRetryMany(ctx, ids) })
+func (e executor) JobRetryMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	return call1(e, e.write, func(st driver.BulkStore) ([]*driver.Job, error) { return st.JobRetryMany(ctx, c) })
 }
 
 func (e executor) JobSelect(ctx context.Context, p driver.SelectParams) ([]int64, error) {
