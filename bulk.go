@@ -32,13 +32,14 @@ const (
 	BulkResume BulkAction = "resume"
 )
 
-// DefaultBulkBatchSize is how many jobs JobsBulk picks and acts on at a
-// time on SQLite, where each batch holds the one writer that claims wait
-// for (a claim waits for at most one batch, as for one purge transaction
-// of as many jobs); DefaultBulkBatchSizePostgres on PostgreSQL, where
-// claims skip the rows a batch locks and a batch costs mostly its commit.
+// DefaultBulkBatchSize is how many jobs JobsBulk acts on at a time on
+// SQLite, where each batch holds the one writer that claims wait for (a
+// claim waits for at most one batch; batches of 50 doubled the claims' p99
+// while an action ran, docs/performance.md); DefaultBulkBatchSizePostgres
+// on PostgreSQL, where claims skip the rows a batch locks and a batch costs
+// mostly its commit.
 const (
-	DefaultBulkBatchSize         = 50
+	DefaultBulkBatchSize         = 20
 	DefaultBulkBatchSizePostgres = 5000
 )
 

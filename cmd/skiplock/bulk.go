@@ -74,7 +74,7 @@ func addBulkFlags(cmd *cobra.Command) *bulkFlags {
 	f.StringArrayVar(&bf.payload, "payload", nil, "only jobs whose payload has KEY:VALUE (KEY a.b reaches into objects; VALUE as JSON when it is JSON; repeatable)")
 	f.StringArrayVar(&bf.metadata, "metadata", nil, "only jobs whose metadata has KEY:VALUE (VALUE as JSON when it is JSON; repeatable)")
 	f.BoolVar(&bf.dryRun, "dry-run", false, "count the jobs, change nothing")
-	f.IntVar(&bf.batch, "batch-size", 0, "jobs per batch and transaction (1-10000; default 50 on SQLite, 5000 on PostgreSQL)")
+	f.IntVar(&bf.batch, "batch-size", 0, "jobs per batch and transaction (1-10000; default 20 on SQLite, 5000 on PostgreSQL)")
 	return bf
 }
 
