@@ -149,9 +149,10 @@ func TestJobsBulkActsOnPagesABatchAtATime(t *testing.T) {
 }
 
 // TestJobsBulkNarrowedByStateActsOnWhatMatchesNow: a bulk action whose
-// filter names fewer states than the action acts on picks each batch right
-// before acting on it, as a single action reads its job: a job resumed
-// meanwhile is not cancelled as paused, and one paused meanwhile is.
+// filter names fewer states than the action acts on checks them again as
+// each batch acts: a job picked as paused and resumed before its batch is
+// not cancelled as paused; one paused after its page was picked is passed
+// over.
 func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
 	t.Parallel()
 	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {

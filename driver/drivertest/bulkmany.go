@@ -131,7 +131,7 @@ type bulkFacts struct {
 	CancelRequested, PauseAsked bool
 	Attempt, MaxRetries, Base   int
 	Errors                      int
-	Finished                    bool
+	Finished, Started, Beat     bool
 }
 
 func (e *env) bulkFacts(id int64) bulkFacts {
@@ -148,7 +148,8 @@ func (e *env) bulkFacts(id int64) bulkFacts {
 		e.t.Fatal(err)
 	}
 	return bulkFacts{State: j.State, CancelRequested: j.CancelRequested, PauseAsked: len(reqs) == 1 && reqs[0].Pause,
-		Attempt: j.Attempt, MaxRetries: j.MaxRetries, Base: j.AttemptBase, Errors: len(j.Errors), Finished: j.FinishedAt != nil}
+		Attempt: j.Attempt, MaxRetries: j.MaxRetries, Base: j.AttemptBase, Errors: len(j.Errors), Finished: j.FinishedAt != nil,
+		Started: j.StartedAt != nil, Beat: j.HeartbeatAt != nil}
 }
 
 var _ = add("BulkManyMatchSingle", func(e *env) {

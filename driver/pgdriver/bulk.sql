@@ -64,7 +64,7 @@ WITH parents AS (
     RETURNING *
 )
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM parents p WHERE p.child = d.id) THEN 'waiting' ELSE 'pending' END, max_retries=d.max_retries - d.attempt_base + d.attempt, attempt_base=d.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, cancel_requested=false, progress=0, progress_message=''}}
+SELECT {{cols d: state=CASE WHEN EXISTS (SELECT 1 FROM parents p WHERE p.child = d.id) THEN 'waiting' ELSE 'pending' END, max_retries=d.max_retries - d.attempt_base + d.attempt, attempt_base=d.attempt, run_at=now(), finished_at=NULL, updated_at=now(), lease_until=NULL, worker_id=NULL, started_at=NULL, heartbeat_at=NULL, cancel_requested=false, progress=0, progress_message=''}}
 FROM d
 RETURNING {{cols}};
 

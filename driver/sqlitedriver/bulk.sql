@@ -43,7 +43,7 @@ RETURNING {{cols}};
 -- JobRetry refuses it; two jobs of the chunk sharing a key make the
 -- statement fail, and the chunk is taken one job at a time.
 INSERT INTO skiplock_jobs ({{cols}})
-SELECT {{cols a: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = a.id) THEN 'waiting' ELSE 'pending' END, max_retries=a.max_retries - a.attempt_base + a.attempt, attempt_base=a.attempt, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, cancel_requested=0, progress=0, progress_message=''}}
+SELECT {{cols a: state=CASE WHEN EXISTS (SELECT 1 FROM skiplock_job_deps dep WHERE dep.job_id = a.id) THEN 'waiting' ELSE 'pending' END, max_retries=a.max_retries - a.attempt_base + a.attempt, attempt_base=a.attempt, run_at=@now, finished_at=NULL, updated_at=@now, lease_until=NULL, worker_id=NULL, started_at=NULL, heartbeat_at=NULL, cancel_requested=0, progress=0, progress_message=''}}
 FROM skiplock_jobs_archive a
 WHERE a.id IN (SELECT value FROM json_each(@ids)) AND a.state IN ('failed', 'cancelled') AND {{Chunk}}
   AND (a.idempotency_key IS NULL OR NOT EXISTS (SELECT 1 FROM skiplock_jobs l
