@@ -284,24 +284,24 @@ func bulkChunk(p BulkParams, sel driver.SelectParams, ids []int64) driver.Chunk 
 // applies the single action's statements to the whole batch, then running
 // jobs hear of it, queues wake and events go out as the single action sends
 // them. It answers how many jobs it changed.
-func (c *Client) bulkAct(ctx context.Context, action BulkAction, ids driver.Chunk) (int, error) {
-	if len(ids.IDs) == 0 {
+func (c *Client) bulkAct(ctx context.Context, action BulkAction, batch driver.Chunk) (int, error) {
+	if len(batch.IDs) == 0 {
 		return 0, nil
 	}
 	var jobs []*JobRow
 	var err error
 	switch action {
 	case BulkDelete:
-		gone, err := c.driver.JobDeleteArchived(ctx, ids)
+		gone, err := c.driver.JobDeleteArchived(ctx, batch)
 		return len(gone), err
 	case BulkRetry:
-		jobs, err = c.retryMany(ctx, ids)
+		jobs, err = c.retryMany(ctx, batch)
 	case BulkResume:
-		jobs, err = c.driver.JobResumeMany(ctx, ids)
+		jobs, err = c.driver.JobResumeMany(ctx, batch)
 	case BulkCancel:
-		jobs, err = c.driver.JobCancelMany(ctx, ids)
+		jobs, err = c.driver.JobCancelMany(ctx, batch)
 	case BulkPause:
-		jobs, err = c.driver.JobPauseMany(ctx, ids)
+		jobs, err = c.driver.JobPauseMany(ctx, batch)
 	}
 	if err != nil {
 		return 0, err
@@ -337,9 +337,9 @@ func (c *Client) bulkDone(ctx context.Context, action BulkAction, jobs []*JobRow
 // retryMany is the driver's JobRetryMany; under flow rules the jobs, back
 // from the archive (which keeps no keys), get their keys again in the same
 // transaction, as jobRetry gives them.
-func (c *Client) retryMany(ctx context.Context, ids driver.Chunk) ([]*JobRow, error) {
+func (c *Client) retryMany(ctx context.Context, batch driver.Chunk) ([]*JobRow, error) {
 	if len(c.config.Flow) == 0 && !c.contractSet().HasFlow() {
-		return c.driver.JobRetryMany(ctx, ids)
+		return c.driver.JobRetryMany(ctx, batch)
 	}
 	var jobs []*JobRow
 	err := c.inTx(ctx, func(tx driver.Executor) error {
@@ -347,7 +347,7 @@ func (c *Client) retryMany(ctx context.Context, ids driver.Chunk) ([]*JobRow, er
 		if err != nil {
 			return err
 		}
-		if jobs, err = bulk.JobRetryMany(ctx, ids); err != nil {
+		if jobs, err = bulk.JobRetryMany(ctx, batch); err != nil {
 			return err
 		}
 		var tagged []int64

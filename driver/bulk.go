@@ -46,14 +46,8 @@ type Chunk struct {
 	FinishedBefore time.Time
 }
 
-// StateNames answers the chunk's states as text.
-func (c Chunk) StateNames() []string {
-	out := make([]string, len(c.States))
-	for i, s := range c.States {
-		out[i] = string(s)
-	}
-	return out
-}
+// StateNames answers the chunk's states as text, as Filter's.
+func (c Chunk) StateNames() []string { return stateNames(c.States) }
 
 // Only answers the chunk of ids with the same conditions.
 func (c Chunk) Only(ids ...int64) Chunk {
@@ -74,8 +68,9 @@ type BulkStore interface {
 	// each acts on the jobs of a chunk in one transaction, with the single
 	// action's statements and rules, and answers the jobs it changed as
 	// they are now. An id the action does not apply to (unknown, in another
-	// state, or no longer as the chunk asks) is left alone. Running jobs are only marked: the caller tells their
-	// processes (Notifier.NotifyCancel).
+	// state, or no longer as the chunk asks) is left alone. Running jobs
+	// are only marked: the caller tells their processes
+	// (Notifier.NotifyCancel).
 
 	// JobCancelMany cancels the jobs as JobCancel: the ones not running at
 	// once (answered cancelled; their dependents settled), the running

@@ -61,9 +61,12 @@ func (p *SelectParams) Filter() Filter {
 }
 
 // StateNames answers the states as text, for a statement's parameter.
-func (f *Filter) StateNames() []string {
-	out := make([]string, len(f.States))
-	for i, s := range f.States {
+func (f *Filter) StateNames() []string { return stateNames(f.States) }
+
+// stateNames answers states as text, never nil.
+func stateNames(states []JobState) []string {
+	out := make([]string, len(states))
+	for i, s := range states {
 		out[i] = string(s)
 	}
 	return out
