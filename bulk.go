@@ -152,16 +152,22 @@ func (c *Client) JobsBulk(ctx context.Context, p BulkParams) (BulkResult, error)
 // time, counting them in res; between batches, a caller that went away
 // stops the action.
 func (c *Client) bulkNextPage(ctx context.Context, sel driver.SelectParams, p BulkParams, batch int, res *BulkResult) ([]int64, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+	stopped := func() error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+		}
+		return nil
+	}
+	if err := stopped(); err != nil {
+		return nil, err
 	}
 	ids, err := c.driver.JobSelect(ctx, sel)
 	if err != nil {
 		return nil, fmt.Errorf("select jobs to %s: %w", p.Action, err)
 	}
 	for start := 0; start < len(ids); start += batch {
-		if err := ctx.Err(); start > 0 && err != nil {
-			return nil, fmt.Errorf("%s jobs: stopped after %d: %w", p.Action, res.Done, err)
+		if err := stopped(); start > 0 && err != nil {
+			return nil, err
 		}
 		chunk := ids[start:min(start+batch, len(ids))]
 		res.Matched += len(chunk)

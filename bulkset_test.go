@@ -90,14 +90,7 @@ func TestJobsBulkSetEvents(t *testing.T) {
 func TestJobsBulkStopsWithContext(t *testing.T) {
 	t.Parallel()
 	b := setup(t, nil, nil)
-	var ids []int64
-	for range 5 {
-		res, err := b.client.Insert(b.ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "held"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, res.Job.ID)
-	}
+	ids := insertInQueue(t, b.ctx, b.client, "held", 5)
 	ctx, cancel := context.WithCancel(b.ctx)
 	defer cancel()
 	res, err := b.client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkPause, BatchSize: 2,
@@ -157,34 +150,22 @@ func TestJobsBulkNarrowedByStateActsOnWhatMatchesNow(t *testing.T) {
 	t.Parallel()
 	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
 		client, ctx := bulkClient(t, open), t.Context()
-		var ids []int64
-		for range 6 {
-			r, err := client.Insert(ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "held"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, r.Job.ID)
-		}
+		ids := insertInQueue(t, ctx, client, "held", 6)
 		for _, id := range ids[:4] {
 			if _, err := client.JobPause(ctx, id); err != nil {
 				t.Fatal(err)
 			}
 		}
-		first := true
 		_, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkCancel, BatchSize: 2,
 			Filter: skiplock.BulkFilter{Queues: []string{"held"}, States: []skiplock.JobState{skiplock.StatePaused}},
-			Progress: func(int) {
-				if !first {
-					return
-				}
-				first = false
+			Progress: afterFirstBatch(func() {
 				if _, err := client.JobResume(ctx, ids[3]); err != nil {
 					t.Error(err)
 				}
 				if _, err := client.JobPause(ctx, ids[4]); err != nil {
 					t.Error(err)
 				}
-			}})
+			})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,33 +193,23 @@ func TestJobsBulkDeleteOlderThanLeavesAJobFinishedAgain(t *testing.T) {
 	t.Parallel()
 	bothDrivers(t, func(t *testing.T, open func(t *testing.T) driver.Driver) {
 		client, ctx := bulkClient(t, open), t.Context()
-		var ids []int64
-		for range 4 {
-			r, err := client.Insert(ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: "old"})
-			if err != nil {
+		ids := insertInQueue(t, ctx, client, "old", 4)
+		for _, id := range ids {
+			if _, err := client.JobCancel(ctx, id); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := client.JobCancel(ctx, r.Job.ID); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, r.Job.ID)
 		}
 		time.Sleep(5 * time.Millisecond) // every job finished over 1 ms ago
-		first := true
 		res, err := client.JobsBulk(ctx, skiplock.BulkParams{Action: skiplock.BulkDelete, BatchSize: 2,
 			Filter: skiplock.BulkFilter{Queues: []string{"old"}, OlderThan: time.Millisecond},
-			Progress: func(int) {
-				if !first {
-					return
-				}
-				first = false
+			Progress: afterFirstBatch(func() {
 				if _, err := client.JobRetry(ctx, ids[3]); err != nil {
 					t.Error(err)
 				}
 				if _, err := client.JobCancel(ctx, ids[3]); err != nil {
 					t.Error(err)
 				}
-			}})
+			})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,6 +223,32 @@ func TestJobsBulkDeleteOlderThanLeavesAJobFinishedAgain(t *testing.T) {
 			}
 		}
 	})
+}
+
+// insertInQueue inserts n jobs of kind "a" in queue and answers their ids.
+func insertInQueue(t *testing.T, ctx context.Context, client *skiplock.Client, queue string, n int) []int64 {
+	t.Helper()
+	ids := make([]int64, n)
+	for i := range ids {
+		r, err := client.Insert(ctx, skiplock.RawArgs{KindName: "a"}, &skiplock.InsertOpts{Queue: queue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = r.Job.ID
+	}
+	return ids
+}
+
+// afterFirstBatch is a bulk action's Progress that runs fn once, after the
+// first batch.
+func afterFirstBatch(fn func()) func(int) {
+	first := true
+	return func(int) {
+		if first {
+			first = false
+			fn()
+		}
+	}
 }
 
 // bulkClient is a client on open's driver that works no queue.

@@ -115,10 +115,9 @@ func (e executor) JobRetryMany(ctx context.Context, c driver.Chunk) ([]*driver.J
 
 // retryChunk runs JobUnarchiveMany on a chunk, in a transaction.
 func (e executor) retryChunk(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
-	if on, err := e.onCitus(ctx); err != nil || on {
-		if err != nil {
-			return nil, err
-		}
+	if on, err := e.onCitus(ctx); err != nil {
+		return nil, err
+	} else if on {
 		return e.citusBulk(ctx, citusArchivedQueues, citusJobUnarchiveMany, c)
 	}
 	return e.bulkMany(ctx, jobUnarchiveMany, c)
