@@ -71,12 +71,18 @@ func (e executor) JobPauseMany(ctx context.Context, c driver.Chunk) ([]*driver.J
 
 // JobResumeMany releases a chunk of paused jobs; see driver.BulkStore.
 func (e executor) JobResumeMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
+	return e.chunkMany(ctx, jobResumeMany, citusJobQueues, citusJobResumeMany, c)
+}
+
+// chunkMany runs stmt on a chunk (bulkMany); on Citus, citusStmt on each
+// queue's share of it, as find finds them (citusBulk).
+func (e executor) chunkMany(ctx context.Context, stmt sqlset.Stmt[chunkArgs], find sqlset.Stmt[idsArg], citusStmt sqlset.Stmt[queueIDsArgs], c driver.Chunk) ([]*driver.Job, error) {
 	if on, err := e.onCitus(ctx); err != nil {
 		return nil, err
 	} else if on {
-		return e.citusBulk(ctx, citusJobQueues, citusJobResumeMany, c)
+		return e.citusBulk(ctx, find, citusStmt, c)
 	}
-	return e.bulkMany(ctx, jobResumeMany, c)
+	return e.bulkMany(ctx, stmt, c)
 }
 
 // bulkMany runs one set-based statement on a chunk.
@@ -106,21 +112,14 @@ func (e executor) bulkTx(ctx context.Context, fn func(tx executor) error) error 
 // of its jobs share one, or a job inserted meanwhile took it) is taken one
 // job at a time.
 func (e executor) JobRetryMany(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
-	out, err := e.retryChunk(ctx, c)
+	retry := func(c driver.Chunk) ([]*driver.Job, error) {
+		return e.chunkMany(ctx, jobUnarchiveMany, citusArchivedQueues, citusJobUnarchiveMany, c)
+	}
+	out, err := retry(c)
 	if !isUniqueViolation(err) {
 		return out, err
 	}
-	return driver.RetryEach(c, func(one driver.Chunk) ([]*driver.Job, error) { return e.retryChunk(ctx, one) }, isUniqueViolation)
-}
-
-// retryChunk runs JobUnarchiveMany on a chunk, in a transaction.
-func (e executor) retryChunk(ctx context.Context, c driver.Chunk) ([]*driver.Job, error) {
-	if on, err := e.onCitus(ctx); err != nil {
-		return nil, err
-	} else if on {
-		return e.citusBulk(ctx, citusArchivedQueues, citusJobUnarchiveMany, c)
-	}
-	return e.bulkMany(ctx, jobUnarchiveMany, c)
+	return driver.RetryEach(c, retry, isUniqueViolation)
 }
 
 var (
