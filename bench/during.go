@@ -29,9 +29,10 @@ func (h *Harness) startDuring(ctx context.Context) *duringRun {
 	return r
 }
 
-// figures waits for the run and answers its figures and the latency
-// percentiles of the jobs enqueued while it ran.
-func (r *duringRun) figures(ctx context.Context, lat []time.Duration, stamps []int64) ([]string, error) {
+// figures waits for the run and answers its figures, the latency
+// percentiles of the jobs enqueued while it ran and after, and, with
+// claims, those of the claims that took a job while it ran and after.
+func (r *duringRun) figures(ctx context.Context, lat []time.Duration, stamps []int64, claims *claimTimer) ([]string, error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -56,8 +57,17 @@ func (r *duringRun) figures(ctx context.Context, lat []time.Duration, stamps []i
 	}
 	slices.Sort(inside)
 	slices.Sort(after)
-	return []string{r.line, fmt.Sprintf("during_jobs=%d during_p50_ms=%.2f during_p95_ms=%.2f during_p99_ms=%.2f",
-		len(inside), ms(percentile(inside, 0.50)), ms(percentile(inside, 0.95)), ms(percentile(inside, 0.99))),
-		fmt.Sprintf("after_jobs=%d after_p50_ms=%.2f after_p95_ms=%.2f after_p99_ms=%.2f",
-			len(after), ms(percentile(after, 0.50)), ms(percentile(after, 0.95)), ms(percentile(after, 0.99)))}, nil
+	out := []string{r.line, percentiles("during_jobs", "during", inside), percentiles("after_jobs", "after", after)}
+	if claims != nil {
+		out = append(out, percentiles("during_claims", "during_claim", claims.tookBetween(r.start.UnixNano(), r.end.UnixNano())),
+			percentiles("after_claims", "after_claim", claims.tookBetween(r.end.UnixNano()+1, 0)))
+	}
+	return out, nil
+}
+
+// percentiles is a count and the p50, p95 and p99 of sorted durations, as
+// "count=N prefix_p50_ms=… prefix_p95_ms=… prefix_p99_ms=…".
+func percentiles(count, prefix string, sorted []time.Duration) string {
+	return fmt.Sprintf("%s=%d %s_p50_ms=%.2f %s_p95_ms=%.2f %s_p99_ms=%.2f", count, len(sorted),
+		prefix, ms(percentile(sorted, 0.50)), prefix, ms(percentile(sorted, 0.95)), prefix, ms(percentile(sorted, 0.99)))
 }

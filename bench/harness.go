@@ -70,6 +70,9 @@ type Harness struct {
 	// latency waits for it and adds its figures, and the percentiles of
 	// the jobs enqueued while it ran.
 	During func(ctx context.Context) (figures string, err error)
+	// Claims, when set, times the claims; with During, latency adds the
+	// percentiles of the claims that took a job while it ran and after.
+	Claims *claimTimer
 }
 
 func (h *Harness) defaults() {

@@ -84,7 +84,7 @@ func (h *Harness) latency(ctx context.Context, sys System, mode string, perSec f
 	if int64(len(lat)) < sent {
 		return Result{}, fmt.Errorf("%s: %d of %d jobs started within 10 s of the last insert", mode, len(lat), sent)
 	}
-	extra, err := during.figures(ctx, lat, stamps)
+	extra, err := during.figures(ctx, lat, stamps, h.Claims)
 	if err != nil {
 		return Result{}, err
 	}

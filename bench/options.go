@@ -96,6 +96,11 @@ type Options struct {
 	// with JobsBulk (BulkBatch jobs a batch, 0 for the default) beside its
 	// enqueues and adds each action's seconds.
 	Bulk, BulkBatch int
+	// Claimed makes latency insert every job pending, for a worker to be
+	// woken and claim it, instead of starting it at its insert: the jobs'
+	// latency then includes a claim, and --purge and --bulk add the claims'
+	// percentiles while they run and after.
+	Claimed bool
 	// FlowKeys spreads the bench jobs over that many concurrency keys,
 	// each limited to FlowConcurrency running jobs (default
 	// DefaultFlowConcurrency) and, with FlowRate, to FlowRate starts a
@@ -186,6 +191,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--bulk must not be negative, --bulk-batch must be between 1 and 10000")
 	case (o.Bulk > 0 || o.BulkBatch > 0) && o.Mode != "latency":
 		return fmt.Errorf("--bulk and --bulk-batch apply to --mode latency only")
+	case o.Claimed && o.Mode != "latency":
+		return fmt.Errorf("--claimed applies to --mode latency only")
 	case o.Bulk > 0 && o.Purge > 0:
 		return fmt.Errorf("--bulk and --purge do not go together")
 	case o.AfterIdle && o.Mode != "drain":

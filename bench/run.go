@@ -70,6 +70,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	sys.flowKeys = o.FlowKeys
+	sys.claimed = o.Claimed
 	// A run cut short leaves the client running: stop it before the pool closes.
 	defer func() { _ = sys.client.Stop(context.WithoutCancel(ctx)) }()
 	producers := o.Producers
@@ -79,6 +80,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		producers = runtime.NumCPU()
 	}
 	h := &Harness{Progress: o.Progress, Batch: o.Batch, Producers: producers}
+	if o.Claimed {
+		h.Claims = timer
+	}
 	if o.VacuumEvery > 0 {
 		if db.Kind != "postgres" {
 			return Result{}, fmt.Errorf("--vacuum-every: needs PostgreSQL")

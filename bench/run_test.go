@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,40 @@ func TestRunModes(t *testing.T) {
 	}
 }
 
+// TestLatencyClaimedTimesClaims runs latency with --claimed and --bulk on
+// both databases: every job is claimed, none started at its insert, and the
+// claims that took them are counted during the bulk actions and after.
+func TestLatencyClaimedTimesClaims(t *testing.T) {
+	figure := func(line, name string) int {
+		m := regexp.MustCompile(" " + name + `=(\d+) `).FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("no %s in %q", name, line)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	for _, db := range []struct{ name, url string }{{"postgres", pgtest.URL()}, {"sqlite", ""}} {
+		t.Run(db.name, func(t *testing.T) {
+			res, err := Run(t.Context(), Options{DatabaseURL: db.url, Mode: "latency", Claimed: true,
+				Bulk: 300, BulkBatch: 50, Duration: 2 * time.Second, Rate: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := res.Line()
+			for _, f := range []string{"during_claim_p99_ms", "after_claim_p99_ms"} {
+				if !strings.Contains(line, " "+f+"=") {
+					t.Errorf("no %s in %q", f, line)
+				}
+			}
+			jobs := figure(line, "during_jobs") + figure(line, "after_jobs")
+			claims := figure(line, "during_claims") + figure(line, "after_claims")
+			if jobs != int(res.Jobs) || claims == 0 || claims > jobs {
+				t.Errorf("%d jobs, %d of them timed, taken by %d claims: want every job claimed (%q)", res.Jobs, jobs, claims, line)
+			}
+		})
+	}
+}
+
 func TestValidateNamesTheFlag(t *testing.T) {
 	for _, c := range []struct {
 		o    Options
@@ -75,6 +110,7 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{Options{Mode: "http", ClaimMax: 1001}, "--claim-max"},
 		{Options{Mode: "e2e", ClaimMax: 10}, "--claim-max"},
 		{Options{Mode: "e2e", H2C: true}, "--h2c"},
+		{Options{Mode: "e2e", Claimed: true}, "--claimed"},
 		{Options{Mode: "commit", Workers: 8}, "--mode commit"},
 		{Options{Mode: "commit", Rate: 0.5}, "--rate"},
 		{Options{Mode: "http", Loops: 1000}, "--loops"},

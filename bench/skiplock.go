@@ -30,6 +30,9 @@ type Skiplock struct {
 	// flowKeys spreads the jobs inserted over that many flow keys; inserted
 	// counts them.
 	flowKeys int
+	// claimed inserts every job pending (Options.Claimed): InsertMany
+	// starts none at its insert.
+	claimed  bool
 	inserted atomic.Int64
 }
 
@@ -66,7 +69,7 @@ func (s *Skiplock) Insert(ctx context.Context, n int, stamp time.Time) error {
 		args.T = stamp.UnixNano()
 	}
 	opts := &skiplock.InsertOpts{Queue: Queue}
-	if n == 1 {
+	if n == 1 && !s.claimed {
 		if s.flowKeys > 0 {
 			args.K = flowKey(int(s.inserted.Add(1)), s.flowKeys)
 		}

@@ -154,6 +154,7 @@ percentiles of the calls; no Skiplock runs). The last stdout line is
 	f.BoolVar(&o.SeparateReports, "separate-reports", false, "http: workers report each claim's jobs in a POST /v1/jobs/complete of their own, not with their next claim")
 	f.IntVar(&o.Purge, "purge", 0, "latency: seed this many jobs finished 10 days ago, and purge them with the janitor during the run")
 	f.IntVar(&o.Bulk, "bulk", 0, "latency: seed this many pending jobs in a queue of their own, and pause, resume, cancel, retry, cancel and delete them with bulk actions during the run")
+	f.BoolVar(&o.Claimed, "claimed", false, "latency: insert the jobs pending, for a worker to claim, instead of starting each at its insert; with --purge or --bulk, adds the claims' p50/p95/p99 during and after")
 	f.IntVar(&o.BulkBatch, "bulk-batch", 0, "with --bulk: jobs per batch of the bulk actions (default Skiplock's)")
 	f.IntVar(&o.FlowKeys, "flow-keys", 0, "e2e and drain: spread the jobs over this many concurrency keys, to measure flow control (docs/flow-control.md)")
 	f.IntVar(&o.FlowConcurrency, "flow-concurrency", 0, fmt.Sprintf("with --flow-keys: running jobs allowed per key (default %d: no limit in effect)", bench.DefaultFlowConcurrency))
