@@ -36,8 +36,9 @@ const (
 // SQLite, where each batch holds the one writer that claims wait for (a
 // claim waits for at most one batch; batches of 50 doubled the claims' p99
 // while an action ran, docs/performance.md); DefaultBulkBatchSizePostgres
-// on PostgreSQL, where claims skip the rows a batch locks and a batch costs
-// mostly its commit.
+// on PostgreSQL, where claims skip the rows a batch locks, and what slows
+// them beside an action is the disk its writes share (docs/performance.md),
+// which smaller batches did not spare them.
 const (
 	DefaultBulkBatchSize         = 20
 	DefaultBulkBatchSizePostgres = 5000
